@@ -1,0 +1,58 @@
+// swift-tools-version: 6.1
+// BeatMapKit — beat maps for rhythm games: generate, validate, audition.
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import PackageDescription
+
+let package = Package(
+    name: "BeatMapKit",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .visionOS(.v1)],
+    products: [
+        .library(name: "BeatMapKit", targets: ["BeatMapKit"]),
+        .library(name: "BeatAnalysis", targets: ["BeatAnalysis"]),
+        .executable(name: "beatmap", targets: ["beatmap"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        // Pure Swift, Foundation only: what a game imports.
+        .target(name: "BeatMapKit"),
+
+        // System libraries: a modulemap and a shim header each, nothing else.
+        .systemLibrary(
+            name: "CSndfile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]
+        ),
+
+        // Decoding, onset/tempo detection and grid fitting.
+        .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "CSndfile"]),
+
+        // The command-line tool: parses, calls a library, prints, exits.
+        .executableTarget(
+            name: "beatmap",
+            dependencies: [
+                "BeatMapKit",
+                "BeatAnalysis",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(
+            name: "BeatMapKitTests",
+            dependencies: ["BeatMapKit"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "BeatAnalysisTests",
+            dependencies: ["BeatAnalysis", "BeatMapKit"]
+        ),
+        .testTarget(
+            name: "beatmapTests",
+            dependencies: ["BeatMapKit"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import CSndfile
+import Foundation
+
+/// Why an audio file could not be decoded.
+public enum AudioDecodeError: Error, LocalizedError, Sendable, Equatable {
+    /// libsndfile could not open the file (missing, unreadable, or a format it does not know).
+    case cannotOpen(path: String, reason: String)
+    /// The header describes audio this toolkit refuses (no channels, an absurd sample rate).
+    case unsupported(path: String, reason: String)
+    /// Decoding failed part-way (a truncated or corrupt stream).
+    case readFailed(path: String, reason: String)
+    /// The file decodes to no audio at all.
+    case empty(path: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .cannotOpen(let path, let reason): return "\(path): cannot open audio: \(reason)"
+        case .unsupported(let path, let reason): return "\(path): unsupported audio: \(reason)"
+        case .readFailed(let path, let reason): return "\(path): audio decoding failed: \(reason)"
+        case .empty(let path): return "\(path): the file holds no audio frames"
+        }
+    }
+}
+
+/// A streaming reader of an audio file through libsndfile (WAV, AIFF, FLAC, Ogg Vorbis/Opus, MP3, …).
+/// It reads block by block and never holds the whole file; one reader belongs to one thread at a time.
+public final class AudioFileReader {
+    /// Highest sample rate accepted (768 kHz); anything above is treated as a corrupt header.
+    public static let maximumSampleRate = 768_000
+    /// Most channels accepted.
+    public static let maximumChannels = 64
+
+    /// The file's path, for messages.
+    public let path: String
+    /// Frames per second.
+    public let sampleRate: Int
+    /// Interleaved channels per frame.
+    public let channels: Int
+    /// Frames the header announces (unreliable for some compressed streams; see ``framesRead``).
+    public let declaredFrames: Int64
+    /// The libsndfile major format (e.g. `SF_FORMAT_WAV`).
+    public let majorFormat: Int32
+    /// Frames delivered so far.
+    public private(set) var framesRead: Int64 = 0
+
+    private let handle: OpaquePointer
+    private var interleaved: [Float] = []
+
+    /// Opens `url` for reading.
+    public init(url: URL) throws(AudioDecodeError) {
+        path = url.path
+        var info = SF_INFO()
+        guard let opened = sf_open(url.path, Int32(SFM_READ), &info) else {
+            let reason = String(cString: sf_strerror(nil))
+            if !FileManager.default.fileExists(atPath: url.path) {
+                throw .cannotOpen(path: url.path, reason: "no such file")
+            }
+            throw .cannotOpen(path: url.path, reason: reason)
+        }
+        guard info.channels > 0, Int(info.channels) <= Self.maximumChannels else {
+            sf_close(opened)
+            throw .unsupported(path: url.path, reason: "\(info.channels) channels")
+        }
+        guard info.samplerate > 0, Int(info.samplerate) <= Self.maximumSampleRate else {
+            sf_close(opened)
+            throw .unsupported(path: url.path, reason: "sample rate \(info.samplerate) Hz")
+        }
+        handle = opened
+        sampleRate = Int(info.samplerate)
+        channels = Int(info.channels)
+        declaredFrames = Int64(info.frames)
+        majorFormat = info.format & Int32(SF_FORMAT_TYPEMASK)
+        // Integer files are read as float scaled to ±1.0; float files are passed through as stored.
+        sf_command(handle, Int32(SFC_SET_SCALE_FLOAT_INT_READ), nil, Int32(SF_TRUE))
+    }
+
+    deinit { sf_close(handle) }
+
+    /// Reads up to `capacity` interleaved frames into `buffer` (which must hold `capacity × channels`
+    /// samples). Returns the frames read; 0 at the end of the file.
+    public func readInterleaved(into buffer: UnsafeMutablePointer<Float>, frames capacity: Int) throws(AudioDecodeError) -> Int {
+        let count = sf_readf_float(handle, buffer, sf_count_t(capacity))
+        if count < 0 || (count == 0 && sf_error(handle) != 0) {
+            throw .readFailed(path: path, reason: String(cString: sf_strerror(handle)))
+        }
+        framesRead += Int64(count)
+        return Int(count)
+    }
+
+    /// Reads up to `capacity` frames mixed down to mono (the mean of the channels) into `mono`.
+    /// Returns the frames read; 0 at the end of the file.
+    public func readMono(into mono: UnsafeMutablePointer<Float>, frames capacity: Int) throws(AudioDecodeError) -> Int {
+        if channels == 1 { return try readInterleaved(into: mono, frames: capacity) }
+        if interleaved.count < capacity * channels { interleaved = [Float](repeating: 0, count: capacity * channels) }
+        let channelCount = channels
+        let frames = try interleaved.withUnsafeMutableBufferPointer { buffer throws(AudioDecodeError) -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            return try readInterleaved(into: base, frames: capacity)
+        }
+        let scale = 1 / Float(channelCount)
+        interleaved.withUnsafeBufferPointer { buffer in
+            for frame in 0..<frames {
+                var sum: Float = 0
+                let start = frame * channelCount
+                for channel in 0..<channelCount { sum += buffer[start + channel] }
+                mono[frame] = sum * scale
+            }
+        }
+        return frames
+    }
+
+    /// Reads to the end and returns the total number of frames the file really holds.
+    public func countRemainingFrames(blockSize: Int = 16_384) throws(AudioDecodeError) -> Int64 {
+        var block = [Float](repeating: 0, count: blockSize * channels)
+        while true {
+            let frames = try block.withUnsafeMutableBufferPointer { buffer throws(AudioDecodeError) -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return try readInterleaved(into: base, frames: blockSize)
+            }
+            if frames == 0 { return framesRead }
+        }
+    }
+
+    /// The version string of the linked libsndfile (e.g. `libsndfile-1.2.0`).
+    public static var libraryVersion: String { String(cString: sf_version_string()) }
+}
+
+/// Reads the facts of an audio file with libsndfile for the validator's `audio-mismatch` rule: the
+/// duration is measured by decoding every frame, because compressed headers can be wrong.
+public struct SndfileAudioInspector: AudioInspector {
+    /// An inspector.
+    public init() {}
+
+    public func inspect(_ url: URL, computeHash: Bool) throws -> AudioFacts {
+        let reader = try AudioFileReader(url: url)
+        let frames = try reader.countRemainingFrames()
+        guard frames > 0 else { throw AudioDecodeError.empty(path: url.path) }
+        let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
+        return AudioFacts(duration: Double(frames) / Double(reader.sampleRate), sampleRate: reader.sampleRate, sha256: hash)
+    }
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// Settings for a validation run: rule severities, tolerances and limits.
+public struct ValidationConfiguration: Sendable, Equatable {
+    /// The name of the configuration file looked up from the current folder upwards.
+    public static let fileName = ".beatmaplint.json"
+
+    /// Severities that replace rules' defaults, by rule id.
+    public var severities: [String: Severity] = [:]
+    /// Rules that do not run.
+    public var disabledRules: Set<String> = []
+    /// How far a beat may sit from its grid point (seconds). Default 5 ms.
+    public var gridTolerance: TimeInterval = 0.005
+    /// The beat subdivisions a beat may lie on (1 = beats only). Default `[1]`.
+    public var subdivisions: [Int] = [1]
+    /// The game's hit window, ± seconds. Default 150 ms (assist mode: 300 ms).
+    public var hitWindow: TimeInterval = 0.150
+    /// The longest interval between beats, in beats, before `gap` reports it. Default 1.5.
+    public var maximumGapBeats: Double = 1.5
+    /// How far the audio's real duration may differ from `audio.duration` (seconds). Default 10 ms.
+    public var audioDurationTolerance: TimeInterval = 0.010
+    /// Whether audio files are opened for `audio-mismatch`.
+    public var checkAudio = true
+
+    /// Default settings.
+    public init() {}
+
+    /// The severity in force for rule `id` (its default unless configured), or `nil` when disabled.
+    public func severity(for description: RuleDescription) -> Severity? {
+        if disabledRules.contains(description.id) { return nil }
+        return severities[description.id] ?? description.defaultSeverity
+    }
+
+    /// Whether the map is a full beat map (one beat per beat) rather than a note map on subdivisions.
+    public var isFullBeatMap: Bool { subdivisions == [1] }
+}
+
+/// A configuration file or flag that cannot be used.
+public struct ConfigurationError: Error, LocalizedError, Sendable, Equatable {
+    /// What is wrong, naming the file or flag.
+    public var message: String
+
+    /// An error with `message`.
+    public init(_ message: String) { self.message = message }
+
+    public var errorDescription: String? { message }
+}
+
+extension ValidationConfiguration {
+    /// Applies a rule setting: `error`, `warning` or `off`. Unknown rule ids are refused.
+    public mutating func setRule(_ id: String, to setting: String, origin: String) throws(ConfigurationError) {
+        guard RuleCatalog.ids.contains(id) else {
+            throw ConfigurationError("\(origin): unknown rule '\(id)' (known: \(RuleCatalog.ids.joined(separator: ", ")))")
+        }
+        switch setting {
+        case "off":
+            disabledRules.insert(id)
+        case "error", "warning":
+            disabledRules.remove(id)
+            severities[id] = setting == "error" ? .error : .warning
+        default:
+            throw ConfigurationError("\(origin): rule '\(id)' must be set to error, warning or off, not '\(setting)'")
+        }
+    }
+
+    /// Applies the settings of a configuration file on top of `self`.
+    ///
+    /// The file is a JSON object; every member is optional:
+    /// `{"rules": {"gap": "error", "hit-window-overlap": "off"}, "toleranceMs": 5, "subdivisions": [1, 2],
+    ///   "hitWindowMs": 150, "maxGapBeats": 1.5, "durationToleranceMs": 10, "checkAudio": true}`.
+    /// Unknown members are refused so that a misspelt setting is not silently ignored.
+    public mutating func apply(configurationFileAt url: URL) throws(ConfigurationError) {
+        let path = url.path
+        let bytes: [UInt8]
+        do {
+            bytes = try BeatMapCodec.readBytes(of: url, limit: 1 << 20)
+        } catch {
+            throw ConfigurationError(error.localizedDescription)
+        }
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            let location = LineIndex(bytes).location(ofOffset: error.offset)
+            throw ConfigurationError("\(path):\(location): invalid JSON: \(error.message)")
+        }
+        guard case .object(let members) = root.kind else {
+            throw ConfigurationError("\(path): the configuration must be a JSON object")
+        }
+        let lines = LineIndex(bytes)
+        for member in members {
+            let origin = "\(path):\(lines.location(ofOffset: member.value.offset))"
+            let value = member.value.value
+            func number() throws(ConfigurationError) -> Double {
+                guard let number = value.doubleValue, number.isFinite, number >= 0 else {
+                    throw ConfigurationError("\(origin): \"\(member.key)\" must be a non-negative number")
+                }
+                return number
+            }
+            switch member.key {
+            case "rules":
+                guard let rules = value.objectValue else {
+                    throw ConfigurationError("\(origin): \"rules\" must be an object of rule id → error|warning|off")
+                }
+                for rule in rules {
+                    guard let setting = rule.value.stringValue else {
+                        throw ConfigurationError("\(origin): rule '\(rule.key)' must be set to \"error\", \"warning\" or \"off\"")
+                    }
+                    try setRule(rule.key, to: setting, origin: origin)
+                }
+            case "toleranceMs": gridTolerance = try number() / 1000
+            case "hitWindowMs": hitWindow = try number() / 1000
+            case "maxGapBeats": maximumGapBeats = try number()
+            case "durationToleranceMs": audioDurationTolerance = try number() / 1000
+            case "checkAudio":
+                guard case .bool(let flag) = value else {
+                    throw ConfigurationError("\(origin): \"checkAudio\" must be true or false")
+                }
+                checkAudio = flag
+            case "subdivisions":
+                guard let list = value.arrayValue,
+                    let values = Optional(list.compactMap { $0.doubleValue }), values.count == list.count,
+                    !values.isEmpty, values.allSatisfy({ $0 >= 1 && $0 <= 64 && $0 == $0.rounded() })
+                else {
+                    throw ConfigurationError("\(origin): \"subdivisions\" must be a list of whole numbers from 1 to 64")
+                }
+                subdivisions = values.map { Int($0) }
+            default:
+                throw ConfigurationError(
+                    "\(origin): unknown setting \"\(member.key)\" (known: rules, toleranceMs, subdivisions, hitWindowMs, maxGapBeats, durationToleranceMs, checkAudio)"
+                )
+            }
+        }
+    }
+
+    /// The nearest ``fileName`` in `folder` or one of its ancestors, if any.
+    public static func findConfigurationFile(from folder: URL) -> URL? {
+        var current = folder.standardizedFileURL
+        while true {
+            let candidate = current.appendingPathComponent(fileName)
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            let parent = current.deletingLastPathComponent()
+            if parent.path == current.path { return nil }
+            current = parent
+        }
+    }
+}

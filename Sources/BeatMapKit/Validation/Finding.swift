@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// How serious a finding is.
+public enum Severity: String, Sendable, Codable, CaseIterable, Comparable {
+    /// Fails validation.
+    case warning
+    /// Fails validation only with `--strict`.
+    case error
+
+    public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs == .warning && rhs == .error }
+}
+
+/// One problem found in one map file.
+public struct Finding: Sendable, Equatable {
+    /// The rule's stable id, e.g. `off-grid`.
+    public var ruleID: String
+    /// The severity in force for the rule.
+    public var severity: Severity
+    /// What is wrong, for a person.
+    public var message: String
+    /// Where in the file (line 1, column 1 for findings about the whole file).
+    public var location: SourceLocation
+    /// The index of the beat concerned, if the finding concerns a beat.
+    public var beatIndex: Int?
+    /// The time of the beat concerned, if any (may be non-finite for `non-finite`).
+    public var time: Double?
+
+    /// A finding.
+    public init(
+        ruleID: String, severity: Severity, message: String, location: SourceLocation = .start,
+        beatIndex: Int? = nil, time: Double? = nil
+    ) {
+        self.ruleID = ruleID
+        self.severity = severity
+        self.message = message
+        self.location = location
+        self.beatIndex = beatIndex
+        self.time = time
+    }
+}
+
+/// The validation result for one file.
+public struct FileReport: Sendable, Equatable {
+    /// The path as the user gave it (or as found under a folder they gave).
+    public var path: String
+    /// The findings, in file order.
+    public var findings: [Finding]
+    /// Informational remarks that are not findings (e.g. the tempo the validator inferred).
+    public var notes: [String]
+
+    /// A report for `path`.
+    public init(path: String, findings: [Finding] = [], notes: [String] = []) {
+        self.path = path
+        self.findings = findings
+        self.notes = notes
+    }
+
+    /// Number of error findings.
+    public var errorCount: Int { findings.count { $0.severity == .error } }
+    /// Number of warning findings.
+    public var warningCount: Int { findings.count { $0.severity == .warning } }
+}
+
+/// The result of validating a set of files.
+public struct ValidationReport: Sendable, Equatable {
+    /// One report per file, in the order the files were given (folders' contents sorted by path).
+    public var files: [FileReport]
+
+    /// A report over `files`.
+    public init(files: [FileReport]) { self.files = files }
+
+    /// Total errors.
+    public var errorCount: Int { files.reduce(0) { $0 + $1.errorCount } }
+    /// Total warnings.
+    public var warningCount: Int { files.reduce(0) { $0 + $1.warningCount } }
+
+    /// Whether the run fails: any error, or any warning when `strict`.
+    public func fails(strict: Bool) -> Bool { errorCount > 0 || (strict && warningCount > 0) }
+}

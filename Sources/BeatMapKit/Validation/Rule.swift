@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// A rule's identity, documentation and the examples that are its tests.
+public struct RuleDescription: Sendable {
+    /// Stable id used in output, flags and configuration files, e.g. `off-grid`.
+    public var id: String
+    /// Severity when not configured otherwise.
+    public var defaultSeverity: Severity
+    /// One line saying what the rule finds.
+    public var summary: String
+    /// Maps the rule must report (each with the beat indices it must report, where given).
+    public var triggeringExamples: [RuleExample]
+    /// Maps the rule must not report.
+    public var nonTriggeringExamples: [RuleExample]
+
+    /// A description.
+    public init(
+        id: String, defaultSeverity: Severity, summary: String, triggeringExamples: [RuleExample],
+        nonTriggeringExamples: [RuleExample]
+    ) {
+        self.id = id
+        self.defaultSeverity = defaultSeverity
+        self.summary = summary
+        self.triggeringExamples = triggeringExamples
+        self.nonTriggeringExamples = nonTriggeringExamples
+    }
+}
+
+/// A map text used as a rule example, with the settings and audio facts it is checked under.
+public struct RuleExample: Sendable {
+    /// The map file's text.
+    public var text: String
+    /// Settings for this example.
+    public var configuration: ValidationConfiguration
+    /// What the map's audio file turns out to be, for rules that compare the map with its audio.
+    public var audio: AudioFacts?
+    /// For triggering examples: the beat indices the rule must report, in order (`nil`: not checked).
+    public var beatIndices: [Int]?
+
+    /// An example map text.
+    public init(
+        _ text: String, configuration: ValidationConfiguration = ValidationConfiguration(), audio: AudioFacts? = nil,
+        beatIndices: [Int]? = nil
+    ) {
+        self.text = text
+        self.configuration = configuration
+        self.audio = audio
+        self.beatIndices = beatIndices
+    }
+
+    /// A map with `beats` (written as given), an optional `tempo` array text and a duration.
+    public static func map(
+        beats: String, tempo: String? = nil, duration: String = "8.0", extraAudio: String = "",
+        configuration: ValidationConfiguration = ValidationConfiguration(), audio: AudioFacts? = nil,
+        beatIndices: [Int]? = nil
+    ) -> RuleExample {
+        let tempoText = tempo.map { ",\n  \"tempo\": \($0)" } ?? ""
+        let text = """
+            {
+              "version": 1,
+              "audio": { "duration": \(duration)\(extraAudio) }\(tempoText),
+              "beats": \(beats)
+            }
+            """
+        return RuleExample(text, configuration: configuration, audio: audio, beatIndices: beatIndices)
+    }
+}
+
+/// Something that has a rule description (every rule, including the two that the reader applies).
+public protocol DescribedRule {
+    /// The rule's description and examples.
+    static var description: RuleDescription { get }
+}
+
+/// What a content rule found, before the validator stamps the rule id and severity on it.
+public struct Violation: Sendable, Equatable {
+    /// What is wrong.
+    public var message: String
+    /// Where.
+    public var location: SourceLocation
+    /// The beat concerned, if any.
+    public var beatIndex: Int?
+    /// The beat's time, if any.
+    public var time: Double?
+
+    /// A violation at `location`.
+    public init(_ message: String, at location: SourceLocation, beatIndex: Int? = nil, time: Double? = nil) {
+        self.message = message
+        self.location = location
+        self.beatIndex = beatIndex
+        self.time = time
+    }
+}
+
+/// A rule that checks a decoded map.
+public protocol ValidationRule: DescribedRule, Sendable {
+    /// Creates the rule.
+    init()
+    /// The rule's violations in `context`, in file order.
+    func check(_ context: ValidationContext) -> [Violation]
+}
+
+/// What the audio file referenced by a map turned out to be.
+public struct AudioFacts: Sendable, Equatable {
+    /// Duration in seconds (frames actually decoded / sample rate).
+    public var duration: TimeInterval
+    /// Sample rate in Hz.
+    public var sampleRate: Int
+    /// SHA-256 of the file's bytes, when it was computed.
+    public var sha256: String?
+
+    /// Facts about an audio file.
+    public init(duration: TimeInterval, sampleRate: Int, sha256: String? = nil) {
+        self.duration = duration
+        self.sampleRate = sampleRate
+        self.sha256 = sha256
+    }
+}
+
+/// Reads the facts of an audio file. `BeatAnalysis` provides one backed by libsndfile; the core
+/// library stays free of C dependencies.
+public protocol AudioInspector: Sendable {
+    /// The facts of the audio file at `url`; the hash only when `computeHash`.
+    func inspect(_ url: URL, computeHash: Bool) throws -> AudioFacts
+}
+
+/// The state of the audio check for one map.
+public enum AudioCheck: Sendable, Equatable {
+    /// The audio was not looked at, and why.
+    case skipped(String)
+    /// The audio was read.
+    case facts(AudioFacts)
+    /// The audio file exists but could not be read.
+    case unreadable(String)
+}
+
+/// Everything a content rule sees.
+public struct ValidationContext: Sendable {
+    /// The decoded map.
+    public let map: BeatMap
+    /// Where its parts are written.
+    public let source: BeatMapSourceMap
+    /// The settings in force.
+    public let configuration: ValidationConfiguration
+    /// The tempo grid: the map's own valid segments, or one tempo inferred from its intervals.
+    public let grid: TempoGrid?
+    /// Whether ``grid`` was inferred because the map has no tempo.
+    public let gridIsInferred: Bool
+    /// What became of the audio check.
+    public let audio: AudioCheck
+
+    /// A context for `map`.
+    public init(map: BeatMap, source: BeatMapSourceMap, configuration: ValidationConfiguration, audio: AudioCheck) {
+        self.map = map
+        self.source = source
+        self.configuration = configuration
+        self.audio = audio
+        let usable = (map.tempo ?? []).filter {
+            $0.time.isFinite && $0.bpm.isFinite && $0.bpm >= TempoLimits.minimumBPM && $0.bpm <= TempoLimits.maximumBPM
+        }
+        if let tempo = map.tempo, !tempo.isEmpty {
+            grid = usable.count == tempo.count ? TempoGrid(segments: usable) : nil
+            gridIsInferred = false
+        } else if let inferred = TempoGrid.inferTempo(from: map.beats), inferred.bpm.isFinite {
+            grid = TempoGrid(segments: [inferred])
+            gridIsInferred = true
+        } else {
+            grid = nil
+            gridIsInferred = false
+        }
+    }
+
+    /// Runs `body` over each pair of consecutive finite beats `(i − 1, i)`, skipping non-finite ones.
+    public func forEachFiniteInterval(_ body: (_ previous: Int, _ index: Int) -> Void) {
+        var previous: Int?
+        for index in map.beats.indices where map.beats[index].isFinite {
+            if let previous { body(previous, index) }
+            previous = index
+        }
+    }
+}
+
+/// The tempo range accepted by `invalid-tempo`.
+public enum TempoLimits {
+    /// Slowest accepted tempo.
+    public static let minimumBPM = 20.0
+    /// Fastest accepted tempo.
+    public static let maximumBPM = 400.0
+}
+
+/// Text helpers shared by rule messages.
+enum Describe {
+    /// `1.234567 s`.
+    static func seconds(_ value: Double) -> String { NumberFormatting.decimal(value) + " s" }
+    /// `+12.3 ms`.
+    static func milliseconds(_ value: Double, signed: Bool = false) -> String {
+        let ms = (value * 10_000).rounded() / 10
+        let text = String(format: "%.1f", abs(ms)) + " ms"
+        guard signed else { return text }
+        return (ms < 0 ? "-" : "+") + text
+    }
+    /// `120 BPM` or `127.5 BPM`.
+    static func bpm(_ value: Double) -> String {
+        let rounded = (value * 1000).rounded() / 1000
+        return (rounded == rounded.rounded() ? String(Int(rounded)) : NumberFormatting.decimal(rounded)) + " BPM"
+    }
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// `audio-mismatch`: the audio file named by `audio.path` is not the audio the map was made for: its
+/// real duration differs from `audio.duration` by more than 10 ms, its sample rate differs from
+/// `audio.sampleRate`, its SHA-256 differs from `audio.sha256`, or it cannot be decoded.
+public struct AudioMismatchRule: ValidationRule {
+    public static let description = RuleDescription(
+        id: "audio-mismatch", defaultSeverity: .error,
+        summary: "The audio file's real duration, sample rate or SHA-256 differs from the map's audio block.",
+        triggeringExamples: [
+            .map(beats: "[0.5]", duration: "8.0", extraAudio: ", \"path\": \"a.ogg\"", audio: AudioFacts(duration: 8.5, sampleRate: 44100)),
+            .map(
+                beats: "[0.5]", duration: "8.0",
+                extraAudio: ", \"path\": \"a.ogg\", \"sha256\": \"\(String(repeating: "ab", count: 32))\"",
+                audio: AudioFacts(duration: 8.0, sampleRate: 44100, sha256: String(repeating: "cd", count: 32))),
+            .map(
+                beats: "[0.5]", duration: "8.0", extraAudio: ", \"path\": \"a.ogg\", \"sampleRate\": 48000",
+                audio: AudioFacts(duration: 8.0, sampleRate: 44100)),
+        ],
+        nonTriggeringExamples: [
+            .map(beats: "[0.5]", duration: "8.0", extraAudio: ", \"path\": \"a.ogg\"", audio: AudioFacts(duration: 8.004, sampleRate: 44100)),
+            .map(beats: "[0.5]", duration: "8.0"),
+        ])
+
+    public init() {}
+
+    public func check(_ context: ValidationContext) -> [Violation] {
+        let audio = context.map.audio
+        switch context.audio {
+        case .skipped:
+            return []
+        case .unreadable(let reason):
+            return [Violation("audio file \(audio.path ?? "") cannot be read: \(reason)", at: context.source.location(ofAudioMember: "path"))]
+        case .facts(let facts):
+            var violations: [Violation] = []
+            let difference = facts.duration - audio.duration
+            if abs(difference) > context.configuration.audioDurationTolerance {
+                violations.append(
+                    Violation(
+                        "audio file lasts \(Describe.seconds(facts.duration)) but audio.duration says \(Describe.seconds(audio.duration)) (\(Describe.milliseconds(difference, signed: true))); the map may no longer match its audio",
+                        at: context.source.location(ofAudioMember: "duration")))
+            }
+            if let rate = audio.sampleRate, rate != facts.sampleRate {
+                violations.append(
+                    Violation(
+                        "audio file is at \(facts.sampleRate) Hz but audio.sampleRate says \(rate) Hz",
+                        at: context.source.location(ofAudioMember: "sampleRate")))
+            }
+            if let expected = audio.sha256, let actual = facts.sha256, expected != actual {
+                violations.append(
+                    Violation(
+                        "audio file's SHA-256 is \(actual), not \(expected) as audio.sha256 says; the audio has changed since the map was made",
+                        at: context.source.location(ofAudioMember: "sha256")))
+            }
+            return violations
+        }
+    }
+}

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// `invalid-json`: the file is not JSON (with the line and column of the first problem), is empty,
+/// binary, unreadable, or over the size limit.
+public enum InvalidJSONRule: DescribedRule {
+    public static let description = RuleDescription(
+        id: "invalid-json", defaultSeverity: .error,
+        summary: "The file is not JSON (syntax error, empty, binary, unreadable or over the size limit).",
+        triggeringExamples: [
+            RuleExample(""),
+            RuleExample("{ \"version\": 1, \"beats\": [0.5, 1.0,] }"),
+            RuleExample("{ \"version\": 1 \n \"beats\": [] }"),
+            RuleExample("\u{0}\u{1}binary"),
+        ],
+        nonTriggeringExamples: [
+            RuleExample.map(beats: "[0.5, 1.0, 1.5]")
+        ])
+}
+
+/// `schema`: the JSON is not a version-1 beat map: a missing or mistyped member, a duplicate member,
+/// an unknown version.
+public enum SchemaRule: DescribedRule {
+    public static let description = RuleDescription(
+        id: "schema", defaultSeverity: .error,
+        summary: "A required member is missing or has the wrong type, or the format version is unknown.",
+        triggeringExamples: [
+            RuleExample("[0.5, 1.0]"),
+            RuleExample("{ \"version\": 1, \"audio\": { \"duration\": 8 } }"),
+            RuleExample("{ \"version\": 2, \"audio\": { \"duration\": 8 }, \"beats\": [] }"),
+            RuleExample("{ \"version\": 1, \"audio\": { \"duration\": 0 }, \"beats\": [] }"),
+            RuleExample("{ \"version\": 1, \"audio\": { \"duration\": 8 }, \"beats\": [0.5, \"1.0\"] }"),
+            RuleExample("{ \"version\": 1, \"audio\": { \"duration\": 8 }, \"beats\": [], \"beats\": [] }"),
+        ],
+        nonTriggeringExamples: [
+            RuleExample.map(beats: "[]"),
+            RuleExample("{ \"version\": 1, \"audio\": { \"duration\": 8 }, \"beats\": [1.0], \"x-editor\": { \"zoom\": 3 } }"),
+        ])
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// Every rule, in the order findings of one location are listed.
+public enum RuleCatalog {
+    /// The rules that check a decoded map.
+    public static let contentRules: [any ValidationRule.Type] = [
+        NonFiniteRule.self, InvalidTempoRule.self, NonMonotonicRule.self, DuplicateBeatRule.self,
+        OutOfDurationRule.self, OffGridRule.self, GapRule.self, HitWindowOverlapRule.self, AudioMismatchRule.self,
+    ]
+
+    /// All rule descriptions: the reader's two (`invalid-json`, `schema`) and the content rules.
+    public static let descriptions: [RuleDescription] =
+        [InvalidJSONRule.description, SchemaRule.description] + contentRules.map { $0.description }
+
+    /// All rule ids.
+    public static let ids: [String] = descriptions.map(\.id)
+
+    /// The description of rule `id`.
+    public static func description(of id: String) -> RuleDescription? { descriptions.first { $0.id == id } }
+}
+
+/// A validation run that could not start: a path that does not exist, a folder with no maps.
+public enum ValidationError: Error, LocalizedError, Sendable, Equatable {
+    /// The path does not exist.
+    case noSuchPath(String)
+    /// A folder holds no `*.beatmap.json` files.
+    case noMaps(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .noSuchPath(let path): return "\(path): no such file or directory"
+        case .noMaps(let path): return "\(path): no *\(BeatMap.fileExtension) files found"
+        }
+    }
+}
+
+/// Checks beat-map files against the rules.
+public struct Validator: Sendable {
+    /// The settings in force.
+    public var configuration: ValidationConfiguration
+    /// Reads audio files for `audio-mismatch`; without one, audio is not checked.
+    public var audioInspector: (any AudioInspector)?
+
+    /// A validator with `configuration`, reading audio with `audioInspector`.
+    public init(configuration: ValidationConfiguration = ValidationConfiguration(), audioInspector: (any AudioInspector)? = nil) {
+        self.configuration = configuration
+        self.audioInspector = audioInspector
+    }
+
+    /// Validates map text. `mapURL` locates `audio.path`; `audio` overrides what the audio file is
+    /// (used by rule examples, which have no audio file).
+    public func validate(bytes: [UInt8], path: String, mapURL: URL? = nil, audio: AudioFacts? = nil) -> FileReport {
+        var report = FileReport(path: path)
+        switch BeatMapCodec.decode(bytes) {
+        case .invalidJSON(let message, let location):
+            add(InvalidJSONRule.description, Violation(message, at: location), to: &report)
+        case .schemaViolations(let issues):
+            for issue in issues { add(SchemaRule.description, Violation(issue.message, at: issue.location), to: &report) }
+        case .map(let map, let source):
+            let audioCheck = audio.map(AudioCheck.facts) ?? inspectAudio(of: map, mapURL: mapURL)
+            let context = ValidationContext(map: map, source: source, configuration: configuration, audio: audioCheck)
+            if context.gridIsInferred, let segment = context.grid?.segments.first {
+                report.notes.append(
+                    "no tempo map; checked against \(Describe.bpm(segment.bpm)) anchored at \(Describe.seconds(NumberFormatting.roundedToMicroseconds(segment.time))), inferred from the beat intervals"
+                )
+            }
+            if case .skipped(let reason) = audioCheck, !reason.isEmpty { report.notes.append(reason) }
+            for rule in RuleCatalog.contentRules {
+                let description = rule.description
+                guard configuration.severity(for: description) != nil else { continue }
+                for violation in rule.init().check(context) { add(description, violation, to: &report) }
+            }
+        }
+        report.findings.sort { ($0.location, $0.beatIndex ?? -1) < ($1.location, $1.beatIndex ?? -1) }
+        return report
+    }
+
+    private func add(_ description: RuleDescription, _ violation: Violation, to report: inout FileReport) {
+        guard let severity = configuration.severity(for: description) else { return }
+        report.findings.append(
+            Finding(
+                ruleID: description.id, severity: severity, message: violation.message, location: violation.location,
+                beatIndex: violation.beatIndex, time: violation.time))
+    }
+
+    private func inspectAudio(of map: BeatMap, mapURL: URL?) -> AudioCheck {
+        guard configuration.checkAudio, configuration.severity(for: AudioMismatchRule.description) != nil else {
+            return .skipped("")
+        }
+        guard let inspector = audioInspector else { return .skipped("") }
+        guard let mapURL, let url = map.audio.resolvedURL(relativeTo: mapURL) else {
+            return .skipped("")
+        }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            return .skipped("audio file \(map.audio.path ?? url.path) not found; audio checks skipped")
+        }
+        do {
+            return .facts(try inspector.inspect(url, computeHash: map.audio.sha256 != nil))
+        } catch {
+            return .unreadable(error.localizedDescription)
+        }
+    }
+
+    /// Validates the map file at `url`, shown as `path`. Unreadable and oversized files are reported as
+    /// `invalid-json` findings.
+    public func validateFile(at url: URL, path: String) -> FileReport {
+        do {
+            let bytes = try BeatMapCodec.readBytes(of: url)
+            return validate(bytes: bytes, path: path, mapURL: url)
+        } catch {
+            var report = FileReport(path: path)
+            add(InvalidJSONRule.description, Violation(Self.readProblem(error), at: .start), to: &report)
+            return report
+        }
+    }
+
+    private static func readProblem(_ error: BeatMapError) -> String {
+        switch error {
+        case .tooLarge(_, let bytes, let limit): return "file is \(bytes) bytes, over the \(limit)-byte limit; not read"
+        case .unreadable(_, let reason): return "cannot read the file: \(reason)"
+        default: return error.localizedDescription
+        }
+    }
+
+    /// Validates files and folders (folders: every `*.beatmap.json` below them, sorted), several files
+    /// at a time. Reports come back in input order.
+    public func validate(paths: [String]) async throws(ValidationError) -> ValidationReport {
+        let files = try MapFileFinder.find(paths)
+        let reports = await withTaskGroup(of: (Int, FileReport).self) { group in
+            var results = [FileReport?](repeating: nil, count: files.count)
+            let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
+            var next = 0
+            func start(_ index: Int) {
+                let file = files[index]
+                group.addTask { (index, self.validateFile(at: file.url, path: file.path)) }
+            }
+            while next < min(width, files.count) {
+                start(next)
+                next += 1
+            }
+            for await (index, report) in group {
+                results[index] = report
+                if next < files.count {
+                    start(next)
+                    next += 1
+                }
+            }
+            return results.compactMap { $0 }
+        }
+        return ValidationReport(files: reports)
+    }
+}
+
+/// Expands paths to map files.
+public enum MapFileFinder {
+    /// A map file: its URL and the path to show for it.
+    public struct File: Sendable, Equatable {
+        /// Where it is.
+        public var url: URL
+        /// How to show it: as given, or the folder as given joined with the path below it.
+        public var path: String
+    }
+
+    /// Files as given, and every `*.beatmap.json` under folders (hidden entries skipped, sorted).
+    public static func find(_ paths: [String]) throws(ValidationError) -> [File] {
+        var files: [File] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .noSuchPath(path) }
+            if !isDirectory.boolValue {
+                files.append(File(url: URL(fileURLWithPath: path), path: path))
+                continue
+            }
+            let root = URL(fileURLWithPath: path, isDirectory: true)
+            var found: [String] = []
+            collect(root, relative: "", into: &found, depth: 0)
+            guard !found.isEmpty else { throw .noMaps(path) }
+            let prefix = path.hasSuffix("/") ? path : path + "/"
+            for relative in found.sorted() {
+                files.append(File(url: root.appendingPathComponent(relative), path: prefix + relative))
+            }
+        }
+        return files
+    }
+
+    private static func collect(_ folder: URL, relative: String, into found: inout [String], depth: Int) {
+        guard depth < 64, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in entries where !name.hasPrefix(".") {
+            let url = folder.appendingPathComponent(name)
+            let path = relative.isEmpty ? name : relative + "/" + name
+            guard let values = try? url.resourceValues(forKeys: [.isDirectoryKey, .isSymbolicLinkKey]) else { continue }
+            if values.isDirectory == true {
+                // Symbolic links to folders are not followed, so a link cycle cannot loop.
+                if values.isSymbolicLink != true { collect(url, relative: path, into: &found, depth: depth + 1) }
+            } else if name.hasSuffix(BeatMap.fileExtension) {
+                found.append(path)
+            }
+        }
+    }
+}

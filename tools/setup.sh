@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the system packages BeatMapKit needs (Debian/Ubuntu; run as root or with sudo).
+# On macOS: brew install libsndfile aubio portaudio pkg-config
+set -euo pipefail
+PACKAGES=(
+  pkg-config
+  libsndfile1-dev   # CSndfile: decoding (LGPL-2.1)
+)
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
