@@ -26,8 +26,19 @@ let package = Package(
             providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]
         ),
 
+        .systemLibrary(
+            name: "CAubio",
+            pkgConfig: "aubio",
+            providers: [.apt(["libaubio-dev"]), .brew(["aubio"])]
+        ),
+        .systemLibrary(
+            name: "CPortAudio",
+            pkgConfig: "portaudio-2.0",
+            providers: [.apt(["portaudio19-dev"]), .brew(["portaudio"])]
+        ),
+
         // Decoding, onset/tempo detection and grid fitting.
-        .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "CSndfile"]),
+        .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "CSndfile", "CAubio"]),
 
         // The command-line tool: parses, calls a library, prints, exits.
         .executableTarget(
@@ -50,7 +61,7 @@ let package = Package(
         ),
         .testTarget(
             name: "beatmapTests",
-            dependencies: ["BeatMapKit"],
+            dependencies: ["BeatMapKit", "beatmap"],
             resources: [.copy("Fixtures")]
         ),
     ],

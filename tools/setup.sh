@@ -5,6 +5,8 @@ set -euo pipefail
 PACKAGES=(
   pkg-config
   libsndfile1-dev   # CSndfile: decoding (LGPL-2.1)
+  libaubio-dev      # CAubio: onset/tempo detection (GPL-3.0)
+  portaudio19-dev   # CPortAudio: realtime preview output (MIT-style)
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
