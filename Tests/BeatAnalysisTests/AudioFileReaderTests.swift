@@ -28,9 +28,13 @@ struct AudioFileReaderTests {
         // A 16-bit stereo WAV whose left channel is +0.5 and right channel −0.25 throughout.
         let frames = 1000
         var data = Data()
-        func le<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8)); le(UInt32(36 + frames * 4)); data.append(contentsOf: Array("WAVEfmt ".utf8))
-        le(UInt32(16)); le(UInt16(1)); le(UInt16(2)); le(UInt32(8000)); le(UInt32(8000 * 4)); le(UInt16(4)); le(UInt16(16))
+        func le<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
+        data.append(contentsOf: Array("RIFF".utf8)); le(UInt32(36 + frames * 4));
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        le(UInt32(16)); le(UInt16(1)); le(UInt16(2)); le(UInt32(8000)); le(UInt32(8000 * 4)); le(UInt16(4));
+        le(UInt16(16))
         data.append(contentsOf: Array("data".utf8)); le(UInt32(frames * 4))
         for _ in 0..<frames {
             le(Int16(16384))
