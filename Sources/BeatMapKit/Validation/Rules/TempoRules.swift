@@ -44,7 +44,8 @@ public struct InvalidTempoRule: ValidationRule {
                         at: location))
             }
             if let perBar = segment.beatsPerBar, perBar < 1 {
-                violations.append(Violation("tempo segment \(index) has beatsPerBar \(perBar); it must be at least 1", at: location))
+                violations.append(
+                    Violation("tempo segment \(index) has beatsPerBar \(perBar); it must be at least 1", at: location))
             }
         }
         return violations
@@ -131,7 +132,7 @@ public struct GapRule: ValidationRule {
         let beats = context.map.beats
         let limit = context.configuration.maximumGapBeats
         var violations: [Violation] = []
-        context.forEachFiniteInterval { previous, index in
+        context.forEachStepForward { previous, index in
             let interval = beats[index] - beats[previous]
             let inBeats = interval / grid.beatLength(at: beats[previous])
             guard inBeats > limit + 1e-9 else { return }
@@ -186,7 +187,7 @@ public struct HitWindowOverlapRule: ValidationRule {
             runStart = nil
             closest = .infinity
         }
-        context.forEachFiniteInterval { previous, index in
+        context.forEachStepForward { previous, index in
             let interval = beats[index] - beats[previous]
             if interval > DuplicateBeatRule.epsilon, interval < minimum - 1e-9 {
                 if runStart == nil || runEnd != previous {
