@@ -174,7 +174,10 @@ public enum AubioLibrary {
     public static let loadedLibrary: String = {
         #if os(Linux)
             // The dynamic loader's map of this process names every library file it loaded.
-            guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return "aubio" }
+            // /proc files report a size of 0, so read to the end rather than by size.
+            guard let handle = FileHandle(forReadingAtPath: "/proc/self/maps") else { return "aubio" }
+            defer { try? handle.close() }
+            let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
             for line in maps.split(separator: "\n") {
                 guard let slash = line.firstIndex(of: "/") else { continue }
                 let path = String(line[slash...])

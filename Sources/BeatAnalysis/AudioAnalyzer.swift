@@ -26,7 +26,8 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
         case .aubio(let path, let error): return "\(path): \(error.errorDescription ?? "aubio failed")"
         case .empty(let path): return "\(path): the file holds no audio frames"
         case .tooShort(let path, let duration):
-            return "\(path): the audio lasts \(String(format: "%.3f", duration)) s, too short to find a beat (at least 2 s needed)"
+            return
+                "\(path): the audio lasts \(String(format: "%.3f", duration)) s, too short to find a beat (at least 2 s needed)"
         case .silent(let path, let peak):
             return "\(path): the audio is silent (peak \(String(format: "%.1f", peak)) dBFS); there is no beat to map"
         case .noBeat(let path, let reason): return "\(path): no beat found: \(reason)"
@@ -148,7 +149,9 @@ public struct AudioAnalyzer: Sendable {
     static let hopsPerBlock = 32
 
     /// Analyses the file at `url`. `progress` is called now and then with the fraction decoded (0…1).
-    public func analyze(_ url: URL, progress: (@Sendable (Double) -> Void)? = nil) throws(AnalysisError) -> AudioAnalysis {
+    public func analyze(_ url: URL, progress: (@Sendable (Double) -> Void)? = nil) throws(AnalysisError)
+        -> AudioAnalysis
+    {
         let reader: AudioFileReader
         do { reader = try AudioFileReader(url: url) } catch { throw .decode(error) }
         let path = url.path
@@ -160,7 +163,8 @@ public struct AudioAnalyzer: Sendable {
             onset = try AubioOnsetDetector(
                 method: settings.onsetMethod, bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
             if settings.runTracker {
-                tracker = try AubioTempoTracker(bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
+                tracker = try AubioTempoTracker(
+                    bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
             }
         } catch { throw .aubio(path: path, error) }
 
@@ -234,6 +238,7 @@ public struct AudioAnalyzer: Sendable {
         let beats = tracker.map { _ in rawBeats.map { $0 - trackerDelay }.filter { $0 >= 0 && $0 < duration } }
         return AudioAnalysis(
             path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
-            envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm, peak: peak, onsetMethod: settings.onsetMethod)
+            envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm, peak: peak,
+            onsetMethod: settings.onsetMethod)
     }
 }

@@ -38,11 +38,13 @@ public struct BeatMapAnalyzer: Sendable {
 
     /// Analyses `audioURL` for a map that will be written to `mapURL` (the audio path is recorded
     /// relative to the map's folder). `progress` receives the fraction decoded.
-    public func analyze(_ audioURL: URL, mapURL: URL, progress: (@Sendable (Double) -> Void)? = nil) throws(AnalysisError)
+    public func analyze(_ audioURL: URL, mapURL: URL, progress: (@Sendable (Double) -> Void)? = nil)
+        throws(AnalysisError)
         -> AnalyzedBeatMap
     {
         if let bpm = options.grid.forcedBPM, !(bpm >= TempoLimits.minimumBPM && bpm <= TempoLimits.maximumBPM) {
-            throw .invalidSettings("--bpm must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM))")
+            throw .invalidSettings(
+                "--bpm must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM))")
         }
         var settings = AudioAnalysisSettings()
         settings.runTracker = options.grid.mode == .free
@@ -63,7 +65,8 @@ public struct BeatMapAnalyzer: Sendable {
             }
         }
         let audio = AudioReference(
-            path: RelativePath.from(folder: mapURL.deletingLastPathComponent(), to: audioURL), duration: analysis.duration,
+            path: RelativePath.from(folder: mapURL.deletingLastPathComponent(), to: audioURL),
+            duration: analysis.duration,
             sampleRate: analysis.sampleRate, sha256: sha)
         let map = BeatMap(audio: audio, tempo: fit.tempo, beats: fit.beats, analysis: provenance(analysis, fit))
         return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis)
@@ -71,7 +74,9 @@ public struct BeatMapAnalyzer: Sendable {
 
     /// The map's `analysis` member.
     func provenance(_ analysis: AudioAnalysis, _ fit: GridFit) -> JSONValue {
-        func rounded(_ value: Double, _ digits: Double = 1000) -> JSONValue { .double((value * digits).rounded() / digits) }
+        func rounded(_ value: Double, _ digits: Double = 1000) -> JSONValue {
+            .double((value * digits).rounded() / digits)
+        }
         var object = JSONObject()
         object["tool"] = .string("beatmap \(BeatMapKitInfo.version)")
         object["aubio"] = .string(AubioLibrary.loadedLibrary)
@@ -96,7 +101,10 @@ public struct BeatMapAnalyzer: Sendable {
             object["score"] = rounded(fit.score)
             object["alternatives"] = .array(
                 fit.alternatives.map {
-                    .object(JSONObject([("ratio", .string($0.ratio)), ("bpm", rounded($0.bpm, 1e4)), ("score", rounded($0.score))]))
+                    .object(
+                        JSONObject([
+                            ("ratio", .string($0.ratio)), ("bpm", rounded($0.bpm, 1e4)), ("score", rounded($0.score)),
+                        ]))
                 })
         }
         if let trackerBPM = analysis.trackerBPM { object["aubioBPM"] = rounded(trackerBPM, 100) }

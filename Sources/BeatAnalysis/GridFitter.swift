@@ -106,7 +106,9 @@ public struct GridFitter: Sendable {
 
     /// Fits a grid to `envelope` for audio of `duration` seconds. `trackerBeats` (aubio's beats) are
     /// used by `free` mode.
-    public func fit(_ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil) throws(GridFitError) -> GridFit {
+    public func fit(_ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil) throws(GridFitError)
+        -> GridFit
+    {
         let novelty = Novelty(envelope: envelope)
         let peaks = novelty.envelope.peaks()
         guard peaks.count >= 4 else { throw .tooFewOnsets(peaks.count) }
@@ -125,14 +127,17 @@ public struct GridFitter: Sendable {
         for (index, segmentSpan) in spans.enumerated() {
             // Fit on the segment shrunk away from its neighbours, where the tempo is changing.
             let margin = spans.count > 1 ? 1.5 : 0
-            let fitSpan =
-                (segmentSpan.lowerBound + (index > 0 ? margin : 0))...(segmentSpan.upperBound - (index + 1 < spans.count ? margin : 0))
-            guard let fitted = fitSegment(novelty: novelty, matcher: matcher, span: fitSpan.lowerBound < fitSpan.upperBound ? fitSpan : segmentSpan)
+            let fitLower = segmentSpan.lowerBound + (index > 0 ? margin : 0)
+            let fitUpper = segmentSpan.upperBound - (index + 1 < spans.count ? margin : 0)
+            let fitSpan = fitLower < fitUpper ? fitLower...fitUpper : segmentSpan
+            guard let fitted = fitSegment(novelty: novelty, matcher: matcher, span: fitSpan)
             else {
                 if segments.isEmpty, index + 1 == spans.count { throw .noPeriodicity }
                 continue
             }
-            segments.append(SegmentFit(span: segmentSpan, grid: fitted.grid, score: fitted.score, alternatives: fitted.alternatives))
+            segments.append(
+                SegmentFit(span: segmentSpan, grid: fitted.grid, score: fitted.score, alternatives: fitted.alternatives)
+            )
         }
         guard !segments.isEmpty else { throw .noPeriodicity }
         segments = mergeEqualTempi(segments, novelty: novelty, matcher: matcher)
@@ -245,7 +250,8 @@ public struct GridFitter: Sendable {
             if let previous = result.last, abs(log(segment.grid.period / previous.grid.period)) < 0.002 {
                 let joined = previous.span.lowerBound...segment.span.upperBound
                 if let refit = fitSegment(novelty: novelty, matcher: matcher, span: joined, seed: previous.grid) {
-                    result[result.count - 1] = SegmentFit(span: joined, grid: refit.grid, score: previous.score, alternatives: previous.alternatives)
+                    result[result.count - 1] = SegmentFit(
+                        span: joined, grid: refit.grid, score: previous.score, alternatives: previous.alternatives)
                     continue
                 }
             }
@@ -289,7 +295,10 @@ public struct GridFitter: Sendable {
             if let forced {
                 period = forced
             } else {
-                guard let estimate = novelty.period(in: span, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM) else {
+                guard
+                    let estimate = novelty.period(
+                        in: span, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM)
+                else {
                     return nil
                 }
                 period = estimate.seconds
@@ -313,7 +322,8 @@ public struct GridFitter: Sendable {
         var alternatives: [MetricAlternative] = []
         for (label, factor) in [("×2", 2.0), ("½", 0.5), ("⅔", 2.0 / 3.0), ("3⁄2", 1.5)] {
             let candidate = novelty.levelGrid(grid, tempoFactor: factor, in: span)
-            alternatives.append(MetricAlternative(ratio: label, bpm: 60 / candidate.grid.period, score: candidate.score / base))
+            alternatives.append(
+                MetricAlternative(ratio: label, bpm: 60 / candidate.grid.period, score: candidate.score / base))
         }
         alternatives.sort { $0.score > $1.score }
         return (grid, chosenScore, alternatives)
@@ -352,7 +362,10 @@ public struct GridFitter: Sendable {
     }
 
     /// Grows a least-squares fit outward from `seedWindow` until it covers `span`.
-    func grow(_ start: Grid, from seedWindow: ClosedRange<Double>, over span: ClosedRange<Double>, matcher: PeakMatcher, fixedPeriod: Bool)
+    func grow(
+        _ start: Grid, from seedWindow: ClosedRange<Double>, over span: ClosedRange<Double>, matcher: PeakMatcher,
+        fixedPeriod: Bool
+    )
         -> Grid
     {
         var grid = Grid(anchor: start.anchor, period: start.period)
@@ -361,7 +374,9 @@ public struct GridFitter: Sendable {
         var upper = seedWindow.upperBound
         while true {
             let tolerance = min(0.04, 0.2 * grid.period)
-            if let fitted = leastSquares(grid, over: lower...upper, matcher: matcher, tolerance: tolerance, fixedPeriod: fixedPeriod) {
+            if let fitted = leastSquares(
+                grid, over: lower...upper, matcher: matcher, tolerance: tolerance, fixedPeriod: fixedPeriod)
+            {
                 grid = fitted
             }
             if lower <= span.lowerBound, upper >= span.upperBound { break }
@@ -376,7 +391,10 @@ public struct GridFitter: Sendable {
     func refine(_ start: Grid, over span: ClosedRange<Double>, matcher: PeakMatcher, fixedPeriod: Bool) -> Grid {
         var grid = start
         for tolerance in [0.04, 0.03, 0.02] {
-            if let fitted = leastSquares(grid, over: span, matcher: matcher, tolerance: min(tolerance, 0.2 * grid.period), fixedPeriod: fixedPeriod) {
+            if let fitted = leastSquares(
+                grid, over: span, matcher: matcher, tolerance: min(tolerance, 0.2 * grid.period),
+                fixedPeriod: fixedPeriod)
+            {
                 grid = fitted
             }
         }
@@ -385,7 +403,9 @@ public struct GridFitter: Sendable {
 
     /// Matches each grid point in `range` to the nearest onset within `tolerance` and fits
     /// `time = anchor + k × period` through the matches, weighted by onset strength.
-    func leastSquares(_ grid: Grid, over range: ClosedRange<Double>, matcher: PeakMatcher, tolerance: Double, fixedPeriod: Bool)
+    func leastSquares(
+        _ grid: Grid, over range: ClosedRange<Double>, matcher: PeakMatcher, tolerance: Double, fixedPeriod: Bool
+    )
         -> Grid?
     {
         let first = grid.firstIndex(atOrAfter: range.lowerBound - tolerance)
@@ -433,7 +453,9 @@ public struct GridFitter: Sendable {
     /// The beats of each segment over its span, the first segment reaching back to the start of the
     /// music and the last to its end, with the change between two segments placed where the onsets
     /// fit best.
-    func layOut(_ segments: [SegmentFit], novelty: Novelty, span: ClosedRange<Double>, duration: Double) -> [FittedSegment] {
+    func layOut(_ segments: [SegmentFit], novelty: Novelty, span: ClosedRange<Double>, duration: Double)
+        -> [FittedSegment]
+    {
         let start = max(0, span.lowerBound - 0.05)
         let end = min(duration, span.upperBound + 0.05)
         // Change times: where segment i+1's grid takes over.
@@ -498,7 +520,9 @@ public struct GridFitter: Sendable {
     // MARK: Free
 
     /// aubio's beats inside the musical span, each interval its own tempo segment.
-    func freeFit(_ trackerBeats: [Double], novelty: Novelty, peaks: [OnsetPeak], span: ClosedRange<Double>, duration: Double) throws(GridFitError)
+    func freeFit(
+        _ trackerBeats: [Double], novelty: Novelty, peaks: [OnsetPeak], span: ClosedRange<Double>, duration: Double
+    ) throws(GridFitError)
         -> GridFit
     {
         var beats: [Double] = []
@@ -516,7 +540,8 @@ public struct GridFitter: Sendable {
         }
         let matcher = PeakMatcher(peaks: peaks)
         return GridFit(
-            segments: segments, beats: beats, method: "aubio-tempo", confidence: matchedFraction(beats, matcher: matcher, tolerance: 0.05),
+            segments: segments, beats: beats, method: "aubio-tempo",
+            confidence: matchedFraction(beats, matcher: matcher, tolerance: 0.05),
             score: 0, alternatives: [], span: span)
     }
 }
@@ -585,7 +610,9 @@ struct Novelty {
     /// The beat period in `range` from the autocorrelation: the lag (between the tempo limits, widened
     /// by an octave each way) whose multiples correlate best, refined between hops and over up to eight
     /// beats.
-    func period(in range: ClosedRange<Double>, minimumBPM: Double, maximumBPM: Double) -> (seconds: Double, strength: Double)? {
+    func period(in range: ClosedRange<Double>, minimumBPM: Double, maximumBPM: Double) -> (
+        seconds: Double, strength: Double
+    )? {
         let indices = indices(in: range)
         let values = envelope.values
         let slowest = 60 / max(20, minimumBPM / 2)
@@ -650,7 +677,8 @@ struct Novelty {
             let target = lag * Double(multiple)
             guard target + 3 < Double(maxLag) else { break }
             var peakIndex = Int(target.rounded())
-            for candidate in max(1, Int(target) - 2)...min(maxLag - 1, Int(target) + 3) where acf[candidate] > acf[peakIndex] {
+            for candidate in max(1, Int(target) - 2)...min(maxLag - 1, Int(target) + 3)
+            where acf[candidate] > acf[peakIndex] {
                 peakIndex = candidate
             }
             guard peakIndex > 0, peakIndex < maxLag else { break }
@@ -708,7 +736,9 @@ struct Novelty {
 
     /// The grid at `tempoFactor` times the tempo of `grid`, at the phase (on sixths of a beat of
     /// `grid`) whose points have the highest mean value over `range`; returns that grid and mean.
-    func levelGrid(_ grid: GridFitter.Grid, tempoFactor: Double, in range: ClosedRange<Double>) -> (grid: GridFitter.Grid, score: Double) {
+    func levelGrid(_ grid: GridFitter.Grid, tempoFactor: Double, in range: ClosedRange<Double>) -> (
+        grid: GridFitter.Grid, score: Double
+    ) {
         let period = grid.period / tempoFactor
         let phaseStep = grid.period / 6
         let phases = max(1, Int((period / phaseStep).rounded()))

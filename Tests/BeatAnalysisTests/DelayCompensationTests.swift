@@ -2,8 +2,8 @@
 
 import BeatAnalysis
 import Foundation
-import Testing
 import TestSynth
+import Testing
 
 /// The detection delay is compensated explicitly (``DetectionDelay``); these tests measure what is left
 /// on synthetic click and drum tracks whose beat times are known exactly.
@@ -12,7 +12,9 @@ struct DelayCompensationTests {
     /// Signed errors (found − true) of the found times nearest each true beat, within `window`.
     static func errors(found: [Double], truth: [Double], window: Double) -> [Double] {
         truth.compactMap { beat in
-            guard let nearest = found.min(by: { abs($0 - beat) < abs($1 - beat) }), abs(nearest - beat) <= window else { return nil }
+            guard let nearest = found.min(by: { abs($0 - beat) < abs($1 - beat) }), abs(nearest - beat) <= window else {
+                return nil
+            }
             return nearest - beat
         }.sorted()
     }
@@ -31,7 +33,9 @@ struct DelayCompensationTests {
 
     // Measured (debug and release builds, 2026-11): the fitted grid sits −0.09…+0.11 ms from the clicks
     // at 44.1 and 48 kHz; drums (a kick whose sine starts at zero) read 2.1…2.3 ms late.
-    @Test("the fitted grid lies within 1 ms of click tracks at 44.1, 48 and 22.05 kHz", arguments: [44_100, 48_000, 22_050])
+    @Test(
+        "the fitted grid lies within 1 ms of click tracks at 44.1, 48 and 22.05 kHz",
+        arguments: [44_100, 48_000, 22_050])
     func gridOnClicks(sampleRate: Int) throws {
         for bpm in [90.0, 117.3, 140.0] {
             let (track, truth) = TestTracks.clicks(bpm: bpm, start: 0.503, duration: 30, sampleRate: sampleRate)
@@ -52,7 +56,8 @@ struct DelayCompensationTests {
         let fit = try GridFitter().fit(analysis.envelope, duration: analysis.duration)
         let errors = Self.errors(found: fit.beats, truth: truth, window: 0.05)
         #expect(errors.count == truth.count)
-        #expect(Self.median(errors) > 0 && Self.median(errors) < 0.003, "median residual \(Self.median(errors) * 1000) ms")
+        #expect(
+            Self.median(errors) > 0 && Self.median(errors) < 0.003, "median residual \(Self.median(errors) * 1000) ms")
     }
 
     // Measured (2026-11): aubio's raw beats (get_last) come 1.1 hop early on clicks. After compensation
