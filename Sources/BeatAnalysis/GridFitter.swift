@@ -77,6 +77,8 @@ public enum GridFitError: Error, Sendable, Equatable {
     case tooFewOnsets(Int)
     /// No periodicity in the tempo range.
     case noPeriodicity
+    /// The best grid's points are barely stronger than the rest of the audio.
+    case noRegularBeat(score: Double)
     /// `free` mode without aubio tracker beats, or too few of them.
     case tooFewTrackerBeats(Int)
 
@@ -85,6 +87,9 @@ public enum GridFitError: Error, Sendable, Equatable {
         switch self {
         case .tooFewOnsets(let count): return "only \(count) onsets found; the audio has no regular beat"
         case .noPeriodicity: return "no periodicity between the tempo limits"
+        case .noRegularBeat(let score):
+            return
+                "no regular beat: onsets on the best grid are only \(String(format: "%.1f", score))× as strong as elsewhere (noise, a drone or speech?); use --bpm to force a tempo"
         case .tooFewTrackerBeats(let count): return "aubio's beat tracker found only \(count) beats"
         }
     }
@@ -145,6 +150,12 @@ public struct GridFitter: Sendable {
         let fittedSegments = layOut(segments, novelty: novelty, span: span, duration: duration)
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
+        // Noise and steady sounds have onsets everywhere or nowhere: the best grid's points are then
+        // barely stronger than the rest (music scores 9 and more on the corpus; noise 1.7, a tone 2.4).
+        let score = segments[0].score
+        if options.forcedBPM == nil, score < 2 || (score < 3 && confidence < 0.5) {
+            throw .noRegularBeat(score: score)
+        }
         let method: String
         if options.forcedBPM != nil {
             method = "forced-bpm"
