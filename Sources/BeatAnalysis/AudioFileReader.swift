@@ -133,10 +133,31 @@ public final class AudioFileReader {
 /// Reads the facts of an audio file with libsndfile for the validator's `audio-mismatch` rule: the
 /// duration is measured by decoding every frame, because compressed headers can be wrong.
 public struct SndfileAudioInspector: AudioInspector {
-    /// An inspector.
-    public init() {}
+    /// Whether onsets are detected too (one aubio pass, for `audio-misaligned`).
+    public var computeOnsets: Bool
+
+    /// An inspector; with `computeOnsets` it also finds the audio's onsets.
+    public init(computeOnsets: Bool = false) {
+        self.computeOnsets = computeOnsets
+    }
 
     public func inspect(_ url: URL, computeHash: Bool) throws -> AudioFacts {
+        if computeOnsets {
+            // The analysis pass decodes every frame too, so it measures the duration as well.
+            var settings = AudioAnalysisSettings()
+            settings.minimumDuration = 0
+            settings.silenceDecibels = -.infinity
+            let analysis: AudioAnalysis
+            do {
+                analysis = try AudioAnalyzer(settings: settings).analyze(url)
+            } catch .decode(let error) {
+                throw error
+            }
+            let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
+            return AudioFacts(
+                duration: analysis.duration, sampleRate: analysis.sampleRate, sha256: hash,
+                onsets: analysis.envelope.onsets())
+        }
         let reader = try AudioFileReader(url: url)
         let frames = try reader.countRemainingFrames()
         guard frames > 0 else { throw AudioDecodeError.empty(path: url.path) }

@@ -21,6 +21,9 @@ public struct ValidationConfiguration: Sendable, Equatable {
     public var maximumGapBeats: Double = 1.5
     /// How far the audio's real duration may differ from `audio.duration` (seconds). Default 10 ms.
     public var audioDurationTolerance: TimeInterval = 0.010
+    /// How far the beats may sit from the audio's onsets before `audio-misaligned` reports them
+    /// (seconds). Default 15 ms.
+    public var misalignmentTolerance: TimeInterval = 0.015
     /// Whether audio files are opened for `audio-mismatch`.
     public var checkAudio = true
 

@@ -8,6 +8,7 @@ public enum RuleCatalog {
     public static let contentRules: [any ValidationRule.Type] = [
         NonFiniteRule.self, InvalidTempoRule.self, NonMonotonicRule.self, DuplicateBeatRule.self,
         OutOfDurationRule.self, OffGridRule.self, GapRule.self, HitWindowOverlapRule.self, AudioMismatchRule.self,
+        AudioMisalignedRule.self,
     ]
 
     /// All rule descriptions: the reader's two (`invalid-json`, `schema`) and the content rules.
@@ -90,7 +91,10 @@ public struct Validator: Sendable {
     }
 
     private func inspectAudio(of map: BeatMap, mapURL: URL?) -> AudioCheck {
-        guard configuration.checkAudio, configuration.severity(for: AudioMismatchRule.description) != nil else {
+        guard configuration.checkAudio,
+            configuration.severity(for: AudioMismatchRule.description) != nil
+                || configuration.severity(for: AudioMisalignedRule.description) != nil
+        else {
             return .skipped("")
         }
         guard let inspector = audioInspector else { return .skipped("") }
