@@ -101,6 +101,10 @@ public struct AudioAnalysis: Sendable {
     public var peak: Float
     /// The onset detection method.
     public var onsetMethod: String
+    /// Seconds subtracted from the onset envelope's raw times (the measured detection delay).
+    public var envelopeDelay: Double
+    /// Seconds subtracted from aubio's raw beat times.
+    public var trackerDelay: Double
 
     /// Duration in seconds (frames decoded / sample rate).
     public var duration: Double { Double(frames) / Double(sampleRate) }
@@ -239,6 +243,7 @@ public struct AudioAnalyzer: Sendable {
         return AudioAnalysis(
             path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
             envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm, peak: peak,
-            onsetMethod: settings.onsetMethod)
+            onsetMethod: settings.onsetMethod, envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
+            trackerDelay: trackerDelay)
     }
 }

@@ -346,7 +346,8 @@ public struct GridFitter: Sendable {
     /// strong off-beats (the back-beat); a level that is too fast has an empty level below it. So:
     /// double the tempo when the beats' two parities are alike (≥ 0.95) and the off-beats reach 40 % of
     /// the beats, or when the off-beats reach 75 %; halve it when every other beat is nearly empty
-    /// (< 30 % of the others) or when nothing lies between the beats and the parities differ (< 70 %).
+    /// (< 30 % of the others) or when nothing lies between the beats (no point at ¼, ⅓, ½, ⅔ or ¾ of a
+    /// beat reaches 10 % of the beats) and the parities differ (< 70 %).
     /// The tempo hint bounds both. A ternary level (⅔, 3⁄2) replaces the beat only when its points
     /// clearly outscore the beats'.
     func chooseLevel(_ start: Grid, novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>) -> Grid {
@@ -362,7 +363,9 @@ public struct GridFitter: Sendable {
             let double = novelty.levelGrid(grid, tempoFactor: 2, in: span)
             let parity = half.score > 0 ? max(0, 2 * beats - half.score) / half.score : 0
             let offBeats = max(0, 2 * double.score - beats) / beats
-            let halve = parity < 0.3 || (offBeats < 0.1 && parity < 0.7)
+            // The strongest point between the beats (straight or swung eighths, triplets, sixteenths).
+            let between = [0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 0.75].map { novelty.mean(of: grid, at: $0, in: span) }.max() ?? 0
+            let halve = parity < 0.3 || (between / beats < 0.1 && parity < 0.7)
             let doubled = (parity >= 0.95 && offBeats >= 0.4) || offBeats >= 0.75
             var next: Grid?
             if bpm(grid) > highest || (halve && bpm(half.grid) >= lowest) {
@@ -735,6 +738,17 @@ struct Novelty {
             if score > best.score { best = (anchor, score) }
         }
         return best
+    }
+
+    /// The mean value at `grid`'s points shifted by `fraction` of a beat, over `range`.
+    func mean(of grid: GridFitter.Grid, at fraction: Double, in range: ClosedRange<Double>) -> Double {
+        let shifted = GridFitter.Grid(anchor: grid.anchor + fraction * grid.period, period: grid.period)
+        let first = shifted.firstIndex(atOrAfter: range.lowerBound)
+        let last = shifted.lastIndex(atOrBefore: range.upperBound)
+        guard last >= first else { return 0 }
+        var sum = 0.0
+        for k in first...last { sum += value(at: shifted.time(k)) }
+        return sum / Double(last - first + 1)
     }
 
     /// The 10-second stretch of `range` where the grid of `period` stands out most.

@@ -170,6 +170,7 @@ struct GridFitTests {
         #expect(analysis["tool"]?.stringValue == "beatmap \(BeatMapKitInfo.version)")
         #expect(analysis["aubio"]?.stringValue?.hasPrefix("libaubio") == true)
         #expect(analysis["method"]?.stringValue == "grid-constant")
+        #expect(analysis["analysisSampleRate"]?.doubleValue == 44_100)
         #expect(analysis["hopSize"]?.doubleValue == 512)
         #expect(analysis["delayCompensation"]?.objectValue?["onsetEnvelopeSeconds"]?.doubleValue != nil)
         #expect((analysis["confidence"]?.doubleValue ?? 0) > 0.9)
