@@ -184,7 +184,8 @@ public struct GridFitter: Sendable {
     // MARK: Tempo changes
 
     /// Splits `span` where the local tempo (over 10-second windows every 2.5 s, folded to within an
-    /// octave of the whole span's tempo) changes by more than 1.5 % for at least three windows.
+    /// octave of the whole span's tempo) changes by more than 1.5 % for at least three windows
+    /// (`segments` mode: 0.75 % for two windows).
     func tempoSpans(novelty: Novelty, span: ClosedRange<Double>) -> [ClosedRange<Double>] {
         let window = 10.0
         let step = 2.5
@@ -207,6 +208,9 @@ public struct GridFitter: Sendable {
             start += step
         }
         guard tempi.count >= 4 else { return [span] }
+        // `segments` reports smaller and shorter changes than `auto`.
+        let threshold = options.mode == .segments ? 0.0075 : 0.015
+        let shortest = options.mode == .segments ? 1 : 2
         // Runs of windows whose tempo stays within 1.5 % of the run's median.
         var runs: [(first: Int, last: Int, bpm: Double)] = []
         var runStart = 0
@@ -216,10 +220,10 @@ public struct GridFitter: Sendable {
         }
         for index in 1...tempi.count {
             let runMedian = median(tempi[runStart..<index])
-            let ends = index == tempi.count || abs(log(tempi[index] / runMedian)) > 0.015
+            let ends = index == tempi.count || abs(log(tempi[index] / runMedian)) > threshold
             // A change must hold: the next two windows must agree with each other too.
             if ends, index < tempi.count, index + 2 < tempi.count,
-                abs(log(tempi[index + 1] / tempi[index])) > 0.015 || abs(log(tempi[index + 2] / tempi[index])) > 0.015
+                abs(log(tempi[index + 1] / tempi[index])) > threshold || abs(log(tempi[index + 2] / tempi[index])) > threshold
             {
                 continue
             }
@@ -231,13 +235,13 @@ public struct GridFitter: Sendable {
         // Short runs (fewer than 3 windows) are merged into the neighbour with the nearer tempo.
         var merged: [(first: Int, last: Int, bpm: Double)] = []
         for run in runs {
-            if let previous = merged.last, abs(log(run.bpm / previous.bpm)) <= 0.015 || run.last - run.first < 2 {
+            if let previous = merged.last, abs(log(run.bpm / previous.bpm)) <= threshold || run.last - run.first < shortest {
                 merged[merged.count - 1].last = run.last
             } else {
                 merged.append(run)
             }
         }
-        if merged.count > 1, merged[0].last - merged[0].first < 2 {
+        if merged.count > 1, merged[0].last - merged[0].first < shortest {
             merged[1].first = merged[0].first
             merged.removeFirst()
         }
