@@ -178,12 +178,11 @@ public struct AudioAnalyzer: Sendable {
         var rawBeats: [Double] = []
         var peak: Float = 0
         let blockFrames = hop * Self.hopsPerBlock
-        let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
-        defer { block.deallocate() }
         let pending = UnsafeMutablePointer<Float>.allocate(capacity: hop)
         defer { pending.deallocate() }
         var pendingCount = 0
         var blocksRead = 0
+        var framesDecoded: Int64 = 0
         let declared = Double(max(reader.declaredFrames, 1))
 
         func consume(_ hopSamples: UnsafePointer<Float>) {
@@ -192,10 +191,7 @@ public struct AudioAnalyzer: Sendable {
             if let tracker, let beat = tracker.process(hopSamples) { rawBeats.append(beat) }
         }
 
-        while true {
-            let read: Int
-            do { read = try reader.readMono(into: block, frames: blockFrames) } catch { throw .decode(error) }
-            if read == 0 { break }
+        func analyse(_ block: UnsafeMutablePointer<Float>, _ read: Int) {
             for index in 0..<read { peak = max(peak, abs(block[index])) }
             var offset = 0
             if pendingCount > 0 {
@@ -216,18 +212,24 @@ public struct AudioAnalyzer: Sendable {
                 pending.update(from: block + offset, count: read - offset)
                 pendingCount = read - offset
             }
+            framesDecoded += Int64(read)
             blocksRead += 1
             if let progress, blocksRead % 64 == 0 {
-                progress(min(1, Double(reader.framesRead) / declared))
+                progress(min(1, Double(framesDecoded) / declared))
             }
         }
+
+        // Decoding runs a few blocks ahead on a second thread.
+        let pipeline = DecodingPipeline(reader: reader, blockFrames: blockFrames)
+        do { try pipeline.forEachBlock(analyse) } catch { throw .decode(error) }
         if pendingCount > 0 {
             (pending + pendingCount).update(repeating: 0, count: hop - pendingCount)
             consume(pending)
         }
         progress?(1)
 
-        let frames = reader.framesRead
+        let frames = framesDecoded
+        if let reason = reader.truncation() { throw .decode(.readFailed(path: path, reason: reason)) }
         guard frames > 0 else { throw .empty(path: path) }
         let duration = Double(frames) / Double(reader.sampleRate)
         guard duration >= settings.minimumDuration else { throw .tooShort(path: path, duration: duration) }

@@ -223,7 +223,8 @@ public struct GridFitter: Sendable {
             let ends = index == tempi.count || abs(log(tempi[index] / runMedian)) > threshold
             // A change must hold: the next two windows must agree with each other too.
             if ends, index < tempi.count, index + 2 < tempi.count,
-                abs(log(tempi[index + 1] / tempi[index])) > threshold || abs(log(tempi[index + 2] / tempi[index])) > threshold
+                abs(log(tempi[index + 1] / tempi[index])) > threshold
+                    || abs(log(tempi[index + 2] / tempi[index])) > threshold
             {
                 continue
             }
@@ -235,7 +236,9 @@ public struct GridFitter: Sendable {
         // Short runs (fewer than 3 windows) are merged into the neighbour with the nearer tempo.
         var merged: [(first: Int, last: Int, bpm: Double)] = []
         for run in runs {
-            if let previous = merged.last, abs(log(run.bpm / previous.bpm)) <= threshold || run.last - run.first < shortest {
+            if let previous = merged.last,
+                abs(log(run.bpm / previous.bpm)) <= threshold || run.last - run.first < shortest
+            {
                 merged[merged.count - 1].last = run.last
             } else {
                 merged.append(run)
@@ -368,7 +371,8 @@ public struct GridFitter: Sendable {
             let parity = half.score > 0 ? max(0, 2 * beats - half.score) / half.score : 0
             let offBeats = max(0, 2 * double.score - beats) / beats
             // The strongest point between the beats (straight or swung eighths, triplets, sixteenths).
-            let between = [0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 0.75].map { novelty.mean(of: grid, at: $0, in: span) }.max() ?? 0
+            let between =
+                [0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 0.75].map { novelty.mean(of: grid, at: $0, in: span) }.max() ?? 0
             let halve = parity < 0.3 || (between / beats < 0.1 && parity < 0.7)
             let doubled = (parity >= 0.95 && offBeats >= 0.4) || offBeats >= 0.75
             var next: Grid?
@@ -377,7 +381,9 @@ public struct GridFitter: Sendable {
             } else if bpm(grid) < lowest || (doubled && bpm(double.grid) <= highest) {
                 next = double.grid
             }
-            guard let candidate = next, !visited.contains(where: { abs(log($0 / bpm(candidate))) < 0.05 }) else { break }
+            guard let candidate = next, !visited.contains(where: { abs(log($0 / bpm(candidate))) < 0.05 }) else {
+                break
+            }
             grid = refine(candidate, over: span, matcher: matcher, fixedPeriod: false)
             visited.append(bpm(grid))
         }

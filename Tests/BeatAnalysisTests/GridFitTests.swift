@@ -3,8 +3,8 @@
 import BeatAnalysis
 import BeatMapKit
 import Foundation
-import Testing
 import TestSynth
+import Testing
 
 /// Grid fitting and map making on synthesised tracks with exact beat times.
 @Suite("Grid fit and beat-map analyzer")
@@ -139,7 +139,8 @@ struct GridFitTests {
             let (result, folder) = try Self.analyse(track, options: options)
             defer { try? FileManager.default.removeItem(at: folder) }
             let mapURL = folder.appendingPathComponent("BeatMaps/track.beatmap.json")
-            try FileManager.default.createDirectory(at: mapURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: mapURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             try BeatMapCodec.write(result.map, to: mapURL, overwrite: false)
             let report = Validator(audioInspector: SndfileAudioInspector()).validateFile(at: mapURL, path: mapURL.path)
             #expect(report.findings.isEmpty, "\(options.grid.mode): \(report.findings.map(\.message))")
@@ -225,9 +226,26 @@ struct AnalyzerErrorTests {
         #expect(path.hasSuffix("input.wav"))
     }
 
+    @Test("a WAV cut short of the length its header announces")
+    func truncatedWAV() throws {
+        let error = try Self.analyse { url in
+            try WAVWriter.write(TestTracks.drums(bpm: 120, duration: 10).track, to: url)
+            let bytes = try Data(contentsOf: url)
+            try bytes.prefix(bytes.count / 2).write(to: url)
+        }
+        guard case .decode(.readFailed(let path, let reason)) = error else {
+            Issue.record("expected a read failure, got \(String(describing: error))")
+            return
+        }
+        #expect(path.hasSuffix("input.wav"))
+        #expect(reason.contains("truncated"))
+    }
+
     @Test("too short to hold a beat")
     func tooShort() throws {
-        let error = try Self.analyse { try WAVWriter.write(TestTracks.clicks(bpm: 120, start: 0.1, duration: 1).track, to: $0) }
+        let error = try Self.analyse {
+            try WAVWriter.write(TestTracks.clicks(bpm: 120, start: 0.1, duration: 1).track, to: $0)
+        }
         guard case .tooShort = error else {
             Issue.record("expected .tooShort, got \(String(describing: error))")
             return
@@ -238,7 +256,9 @@ struct AnalyzerErrorTests {
     func noBeat(kind: String) throws {
         var track = SynthTrack(duration: 10, sampleRate: 44_100)
         if kind == "tone" {
-            for index in track.samples.indices { track.samples[index] = 0.3 * Float(sin(2 * Double.pi * 440 * Double(index) / 44_100)) }
+            for index in track.samples.indices {
+                track.samples[index] = 0.3 * Float(sin(2 * Double.pi * 440 * Double(index) / 44_100))
+            }
         } else {
             track.addNoise(gain: 0.2)
         }

@@ -2,8 +2,8 @@
 
 import BeatMapKit
 import Foundation
-import Testing
 import TestSynth
+import Testing
 
 @Suite("beatmap analyze")
 struct AnalyzeCommandTests {
@@ -50,9 +50,13 @@ struct AnalyzeCommandTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("Audio/broken.wav"))
         #expect(result.stderr.contains("Audio/empty.ogg"))
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("BeatMaps/song-120.beatmap.json").path))
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("BeatMaps/broken.beatmap.json").path))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("BeatMaps").path)
+        #expect(
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent("BeatMaps/song-120.beatmap.json").path)
+        )
+        #expect(
+            !FileManager.default.fileExists(atPath: folder.appendingPathComponent("BeatMaps/broken.beatmap.json").path))
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: folder.appendingPathComponent("BeatMaps").path)
         #expect(leftovers == ["song-120.beatmap.json"], "no temporary or partial files")
     }
 
@@ -107,7 +111,10 @@ struct AnalyzeCommandTests {
         let failed = try #require(try JSONSerialization.jsonObject(with: Data(failing.stdout.utf8)) as? [String: Any])
         #expect(failed["failed"] as? Int == 1)
         let entries = try #require(failed["files"] as? [[String: Any]])
-        #expect(entries.contains { $0["status"] as? String == "failed" && ($0["error"] as? String)?.contains("bad.flac") == true })
+        #expect(
+            entries.contains {
+                $0["status"] as? String == "failed" && ($0["error"] as? String)?.contains("bad.flac") == true
+            })
     }
 
     @Test("usage errors exit 2: -o with several files, a missing path, bad tempo limits")

@@ -2,8 +2,8 @@
 
 import BeatMapKit
 import Foundation
-import Testing
 import TestSynth
+import Testing
 
 @Suite("beatmap validate --audio")
 struct ValidateAudioTests {
@@ -12,7 +12,8 @@ struct ValidateAudioTests {
     static func project(shift: Double) throws -> URL {
         let folder = try CLI.temporaryFolder()
         for name in ["Audio", "BeatMaps"] {
-            try FileManager.default.createDirectory(at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
         }
         let (track, beats) = TestTracks.drums(bpm: 125, start: 0.4, duration: 20)
         try WAVWriter.write(track, to: folder.appendingPathComponent("Audio/song.wav"))
@@ -32,7 +33,8 @@ struct ValidateAudioTests {
         #expect(result.stdout.contains("[audio-misaligned] beats are"))
         #expect(result.stdout.contains("late against the audio's onsets"))
         // Drum onsets read about 2 ms late (see DelayCompensationTests), so the nudge is −38 ± 3 ms.
-        let nudge = try #require(result.stdout.range(of: "nudge every beat by -").map { result.stdout[$0.upperBound...] })
+        let nudge = try #require(
+            result.stdout.range(of: "nudge every beat by -").map { result.stdout[$0.upperBound...] })
         let value = try #require(Double(nudge.prefix { $0 != " " }))
         #expect(abs(value - 38) <= 3, "nudge \(value) ms")
 

@@ -44,14 +44,17 @@ public struct AudioMisalignedRule: ValidationRule {
             .map(
                 beats: beats(from: 1.0, count: 20, interval: 0.4), duration: "9.5",
                 audio: AudioFacts(
-                    duration: 9.5, sampleRate: 44100, onsets: onsets(from: 1.0, count: 20, interval: 0.4, shift: -0.047))),
+                    duration: 9.5, sampleRate: 44100, onsets: onsets(from: 1.0, count: 20, interval: 0.4, shift: -0.047)
+                )),
         ],
         nonTriggeringExamples: [
             .map(
                 beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
                 audio: AudioFacts(
                     duration: 9, sampleRate: 44100, onsets: onsets(from: 0.5, count: 16, interval: 0.5, shift: 0.006))),
-            .map(beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0", audio: AudioFacts(duration: 9, sampleRate: 44100)),
+            .map(
+                beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
+                audio: AudioFacts(duration: 9, sampleRate: 44100)),
             .map(
                 beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
                 audio: AudioFacts(duration: 9, sampleRate: 44100, onsets: [0.9, 3.3, 7.1])),
