@@ -8,3 +8,8 @@ swift build -c release --product beatmap
 BIN="$(swift build -c release --show-bin-path)/beatmap"
 echo "== beatmap validate BeatMaps"
 "$BIN" validate BeatMaps
+echo "== beatmap analyze Audio (maps into a scratch folder), then validate them against their audio"
+OUT="$(mktemp -d)"
+trap 'rm -rf "$OUT"' EXIT
+"$BIN" analyze --out-dir "$OUT" Audio
+"$BIN" validate --audio "$OUT"

@@ -146,3 +146,36 @@ struct AnalyzeCommandTests {
         #expect(validation.status == 0, "\(validation.stdout)")
     }
 }
+
+@Suite("beatmap analyze on the shipped demo tracks")
+struct DemoTrackTests {
+    @Test("the demo audio's maps validate strictly and every ground-truth beat is matched within 10 ms")
+    func demoTracks() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let audio = CLI.packageRoot.appendingPathComponent("Audio")
+        let result = try CLI.run(["analyze", "--out-dir", folder.path, audio.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let validation = try CLI.run(["validate", "--strict", "--audio", folder.path])
+        #expect(validation.status == 0, "\(validation.stdout)")
+        let truthFolder = CLI.packageRoot.appendingPathComponent("BeatMaps")
+        let names = try FileManager.default.contentsOfDirectory(atPath: truthFolder.path).filter {
+            $0.hasSuffix(BeatMap.fileExtension)
+        }
+        #expect(!names.isEmpty)
+        for name in names {
+            let truth = try BeatMapCodec.read(from: truthFolder.appendingPathComponent(name))
+            let ours = try BeatMapCodec.read(from: folder.appendingPathComponent(name))
+            #expect(ours.tempo?.count == truth.tempo?.count, "\(name)")
+            for (a, b) in zip(ours.tempo ?? [], truth.tempo ?? []) {
+                #expect(abs(a.bpm - b.bpm) < 0.02, "\(name): \(a.bpm) vs \(b.bpm)")
+            }
+            var missed: [Double] = []
+            for beat in truth.beats where !ours.beats.contains(where: { abs($0 - beat) <= 0.010 }) {
+                missed.append(beat)
+            }
+            #expect(missed.isEmpty, "\(name): ground-truth beats with no beat within 10 ms: \(missed)")
+            #expect(ours.beats.count == truth.beats.count, "\(name)")
+        }
+    }
+}
