@@ -161,11 +161,20 @@ public struct AudioAnalyzer: Sendable {
         let path = url.path
         let frame = AnalysisFrame(sampleRate: reader.sampleRate)
         let hop = frame.hopSize
-        let onset: AubioOnsetDetector
+        // specflux (the default) runs through the phase-free chain of aubio's parts; other methods
+        // through aubio_onset_t.
+        var specflux: AubioSpecfluxDetector?
+        var onset: AubioOnsetDetector?
         var tracker: AubioTempoTracker?
         do {
-            onset = try AubioOnsetDetector(
-                method: settings.onsetMethod, bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
+            if settings.onsetMethod == "specflux" {
+                specflux = try AubioSpecfluxDetector(
+                    bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
+            } else {
+                onset = try AubioOnsetDetector(
+                    method: settings.onsetMethod, bufferSize: frame.bufferSize, hopSize: hop,
+                    sampleRate: frame.sampleRate)
+            }
             if settings.runTracker {
                 tracker = try AubioTempoTracker(
                     bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
@@ -186,8 +195,12 @@ public struct AudioAnalyzer: Sendable {
         let declared = Double(max(reader.declaredFrames, 1))
 
         func consume(_ hopSamples: UnsafePointer<Float>) {
-            onset.process(hopSamples)
-            values.append(max(0, onset.descriptor))
+            if let specflux {
+                values.append(max(0, specflux.process(hopSamples)))
+            } else if let onset {
+                onset.process(hopSamples)
+                values.append(max(0, onset.descriptor))
+            }
             if let tracker, let beat = tracker.process(hopSamples) { rawBeats.append(beat) }
         }
 
