@@ -27,18 +27,29 @@ public struct SHA256Hasher: Sendable {
 
     /// Adds `bytes` to the message.
     public mutating func update(_ bytes: some Collection<UInt8>) {
-        length &+= UInt64(bytes.count)
-        pending.append(contentsOf: bytes)
-        let whole = pending.count / 64 * 64
-        guard whole > 0 else { return }
-        pending.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while offset < whole {
-                compress(UnsafeBufferPointer(rebasing: buffer[offset..<offset + 64]))
-                offset += 64
+        let done: Void? = bytes.withContiguousStorageIfAvailable { update(buffer: $0) }
+        if done == nil { Array(bytes).withUnsafeBufferPointer { update(buffer: $0) } }
+    }
+
+    /// Compresses whole blocks straight from `buffer`; only a partial block is copied aside.
+    private mutating func update(buffer: UnsafeBufferPointer<UInt8>) {
+        length &+= UInt64(buffer.count)
+        var offset = 0
+        if !pending.isEmpty {
+            let take = min(64 - pending.count, buffer.count)
+            pending.append(contentsOf: buffer[0..<take])
+            offset = take
+            if pending.count == 64 {
+                let block = pending
+                block.withUnsafeBufferPointer { compress($0) }
+                pending.removeAll(keepingCapacity: true)
             }
         }
-        pending.removeFirst(whole)
+        while buffer.count - offset >= 64 {
+            compress(UnsafeBufferPointer(rebasing: buffer[offset..<offset + 64]))
+            offset += 64
+        }
+        pending.append(contentsOf: buffer[offset...])
     }
 
     /// The digest as 64 lowercase hex digits. The hasher is consumed.
@@ -75,7 +86,13 @@ public struct SHA256Hasher: Sendable {
     }
 
     private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
+        // The message schedule lives on the stack: no allocation per 64-byte block.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            compress(block, schedule: w)
+        }
+    }
+
+    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>, schedule w: UnsafeMutableBufferPointer<UInt32>) {
         for t in 0..<16 {
             w[t] =
                 UInt32(block[t * 4]) << 24 | UInt32(block[t * 4 + 1]) << 16 | UInt32(block[t * 4 + 2]) << 8
