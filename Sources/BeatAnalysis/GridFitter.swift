@@ -355,8 +355,8 @@ public struct GridFitter: Sendable {
     /// the beats, or when the off-beats reach 75 %; halve it when every other beat is nearly empty
     /// (< 30 % of the others) or when nothing lies between the beats (no point at ¼, ⅓, ½, ⅔ or ¾ of a
     /// beat reaches 10 % of the beats) and the parities differ (< 70 %).
-    /// The tempo hint bounds both. A ternary level (⅔, 3⁄2) replaces the beat only when its points
-    /// clearly outscore the beats'.
+    /// The tempo hint bounds both. The 3⁄2 level replaces the beat when its points carry 3⁄4 of the
+    /// beats' strength (as for doubling); the ⅔ level only when its points clearly outscore the beats'.
     func chooseLevel(_ start: Grid, novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>) -> Grid {
         var grid = start
         func bpm(_ grid: Grid) -> Double { 60 / grid.period }
@@ -391,7 +391,10 @@ public struct GridFitter: Sendable {
         for factor in [1.5, 2.0 / 3.0] {
             let ternary = novelty.levelGrid(grid, tempoFactor: factor, in: span)
             let tempo = bpm(ternary.grid)
-            if ternary.score > 1.15 * beats, tempo >= lowest, tempo <= highest {
+            // Like doubling, the faster ternary level (3⁄2) wins when its points carry 3⁄4 of the beats'
+            // strength; the slower one (⅔) only when it clearly outscores them.
+            let needed = factor > 1 ? 0.75 : 1.15
+            if ternary.score > needed * beats, tempo >= lowest, tempo <= highest {
                 return refine(ternary.grid, over: span, matcher: matcher, fixedPeriod: false)
             }
         }
