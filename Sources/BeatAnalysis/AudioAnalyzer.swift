@@ -101,6 +101,9 @@ public struct AudioAnalysis: Sendable {
     public var peak: Float
     /// The onset detection method.
     public var onsetMethod: String
+    /// Mean square of the mono signal in each hop (hop `i` spans `i × hopDuration` onwards): where
+    /// the audio is sounding.
+    public var levels: [Float]
     /// Seconds subtracted from the onset envelope's raw times (the measured detection delay).
     public var envelopeDelay: Double
     /// Seconds subtracted from aubio's raw beat times.
@@ -184,6 +187,8 @@ public struct AudioAnalyzer: Sendable {
         let estimatedHops = reader.declaredFrames > 0 ? Int(min(reader.declaredFrames / Int64(hop) + 2, 1 << 22)) : 4096
         var values: [Float] = []
         values.reserveCapacity(estimatedHops)
+        var levels: [Float] = []
+        levels.reserveCapacity(estimatedHops)
         var rawBeats: [Double] = []
         var peak: Float = 0
         let blockFrames = hop * Self.hopsPerBlock
@@ -195,6 +200,9 @@ public struct AudioAnalyzer: Sendable {
         let declared = Double(max(reader.declaredFrames, 1))
 
         func consume(_ hopSamples: UnsafePointer<Float>) {
+            var energy: Float = 0
+            for index in 0..<hop { energy += hopSamples[index] * hopSamples[index] }
+            levels.append(energy / Float(hop))
             if let specflux {
                 values.append(max(0, specflux.process(hopSamples)))
             } else if let onset {
@@ -258,7 +266,8 @@ public struct AudioAnalyzer: Sendable {
         return AudioAnalysis(
             path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
             envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm, peak: peak,
-            onsetMethod: settings.onsetMethod, envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
+            onsetMethod: settings.onsetMethod, levels: levels,
+            envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
             trackerDelay: trackerDelay)
     }
 }

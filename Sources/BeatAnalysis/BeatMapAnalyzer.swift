@@ -55,7 +55,8 @@ public struct BeatMapAnalyzer: Sendable {
         let fit: GridFit
         do {
             fit = try GridFitter(options: options.grid).fit(
-                analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats)
+                analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats,
+                levels: analysis.levels)
         } catch {
             throw .noBeat(path: audioURL.path, reason: error.reason)
         }

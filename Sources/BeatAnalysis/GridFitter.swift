@@ -111,7 +111,11 @@ public struct GridFitter: Sendable {
 
     /// Fits a grid to `envelope` for audio of `duration` seconds. `trackerBeats` (aubio's beats) are
     /// used by `free` mode.
-    public func fit(_ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil) throws(GridFitError)
+    /// `levels` (mean square per hop, as ``AudioAnalysis/levels``) lets the beats cover a quiet,
+    /// beatless intro or a ringing ending where the audio is still sounding.
+    public func fit(
+        _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil
+    ) throws(GridFitError)
         -> GridFit
     {
         let novelty = Novelty(envelope: envelope)
@@ -147,7 +151,8 @@ public struct GridFitter: Sendable {
         guard !segments.isEmpty else { throw .noPeriodicity }
         segments = mergeEqualTempi(segments, novelty: novelty, matcher: matcher)
 
-        let fittedSegments = layOut(segments, novelty: novelty, span: span, duration: duration)
+        let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration) }
+        let fittedSegments = layOut(segments, novelty: novelty, span: span, sounding: sounding, duration: duration)
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
         // Noise and steady sounds have onsets everywhere or nowhere: the best grid's points are then
@@ -179,6 +184,20 @@ public struct GridFitter: Sendable {
             return 0...duration
         }
         return first...last
+    }
+
+    /// Where the audio sounds: from the first to the last hop within 30 dB of its loud level (the 95th
+    /// percentile of the hops' mean squares); `nil` when it never does.
+    func soundingSpan(_ levels: [Float], hopDuration: Double) -> ClosedRange<Double>? {
+        guard !levels.isEmpty else { return nil }
+        let sorted = levels.sorted()
+        let loud = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
+        guard loud > 0 else { return nil }
+        let threshold = loud * 0.001
+        guard let first = levels.firstIndex(where: { $0 >= threshold }),
+            let last = levels.lastIndex(where: { $0 >= threshold })
+        else { return nil }
+        return (Double(first) * hopDuration)...(Double(last + 1) * hopDuration)
     }
 
     // MARK: Tempo changes
@@ -493,11 +512,18 @@ public struct GridFitter: Sendable {
     /// The beats of each segment over its span, the first segment reaching back to the start of the
     /// music and the last to its end, with the change between two segments placed where the onsets
     /// fit best.
-    func layOut(_ segments: [SegmentFit], novelty: Novelty, span: ClosedRange<Double>, duration: Double)
-        -> [FittedSegment]
-    {
-        let start = max(0, span.lowerBound - 0.05)
-        let end = min(duration, span.upperBound + 0.05)
+    func layOut(
+        _ segments: [SegmentFit], novelty: Novelty, span: ClosedRange<Double>, sounding: ClosedRange<Double>?,
+        duration: Double
+    ) -> [FittedSegment] {
+        var start = max(0, span.lowerBound - 0.05)
+        var end = min(duration, span.upperBound + 0.05)
+        // A beatless intro that already sounds gets beats from a quarter beat before it starts; a ringing
+        // ending, up to two beats before the sound dies away (a drum's or a pad's own decay adds none).
+        if let sounding, let first = segments.first, let last = segments.last {
+            start = max(0, min(start, sounding.lowerBound - 0.25 * first.grid.period))
+            end = min(duration, max(end, sounding.upperBound - 2 * last.grid.period))
+        }
         // Change times: where segment i+1's grid takes over.
         var cuts: [Double] = []
         for index in 0..<(segments.count - 1) {

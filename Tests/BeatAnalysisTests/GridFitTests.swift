@@ -127,6 +127,33 @@ struct GridFitTests {
         #expect(abs(first - offset) < 0.005, "first beat at \(first)")
     }
 
+    @Test("a beatless intro that sounds (a pad chord per bar) gets beats from its start")
+    func padIntro() throws {
+        let bpm = 104.0
+        let period = 60 / bpm
+        let padStart = 0.5
+        let drumsStart = padStart + 16 * period
+        var track = SynthTrack(duration: drumsStart + 20, sampleRate: 44_100)
+        for bar in 0..<4 {
+            let start = Int(((padStart + Double(bar) * 4 * period) * 44_100).rounded())
+            let length = Int(4 * period * 44_100)
+            for n in 0..<length {
+                let t = Double(n) / 44_100
+                let envelope = min(1, t / 0.2)
+                let value = (sin(2 * .pi * 220 * t) + sin(2 * .pi * 277 * t)) * 0.1 * envelope
+                track.samples[start + n] += Float(value)
+            }
+        }
+        let drums = TestTracks.drums(bpm: bpm, start: 0, duration: 19.5)
+        let offset = Int((drumsStart * 44_100).rounded())
+        for (index, sample) in drums.track.samples.enumerated() { track.samples[offset + index] += sample }
+        let (result, folder) = try Self.analyse(track)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(abs(result.fit.segments[0].bpm - bpm) < 0.02)
+        let first = try #require(result.fit.beats.first)
+        #expect(abs(first - padStart) < 0.01, "first beat at \(first); the pads start at \(padStart)")
+    }
+
     @Test("every map written validates with default settings (constant, segments, forced, free)")
     func mapsValidate() throws {
         var cases: [(SynthTrack, BeatMapAnalysisOptions)] = []
