@@ -3,6 +3,7 @@
 import BeatMapKit
 import CPortAudio
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -37,6 +38,28 @@ enum ProbeChatter {
         }
         return try body()
     }
+
+    /// Sends standard error to /dev/null until ``restore(_:)``; returns the saved descriptor.
+    static func silence() -> Int32? {
+        fflush(nil)
+        let saved = dup(STDERR_FILENO)
+        let null = open("/dev/null", O_WRONLY)
+        guard saved >= 0, null >= 0 else {
+            if saved >= 0 { close(saved) }
+            if null >= 0 { close(null) }
+            return nil
+        }
+        dup2(null, STDERR_FILENO)
+        close(null)
+        return saved
+    }
+
+    /// Puts standard error back as ``silence()`` found it.
+    static func restore(_ saved: Int32) {
+        fflush(nil)
+        dup2(saved, STDERR_FILENO)
+        close(saved)
+    }
 }
 
 /// What the realtime callback reads: the mixer, the fixed gains and the shared transport.
@@ -50,6 +73,8 @@ final class RealtimeContext: @unchecked Sendable {
     let musicGain: Float
     let clickGain: Float
     let channels: Int
+    /// Output latency (seconds) assumed when the host API gives no DAC time; set before the stream starts.
+    let fallbackLatency = Atomic<UInt64>(0)
 
     init(mixer: Mixer, transport: TransportState, musicGain: Float, clickGain: Float) {
         self.mixer = mixer
@@ -61,8 +86,15 @@ final class RealtimeContext: @unchecked Sendable {
 
     /// Fills one output buffer. Realtime-safe: atomics, arithmetic and the mixer only — no allocation,
     /// no locks, no I/O. Returns `true` when the stream should complete.
-    func render(into output: UnsafeMutablePointer<Float>, frames: Int, dacTime: Double, underflow: Bool) -> Bool {
+    /// `currentTime` and `dacTime` are the stream's clock now and when this buffer's first frame is
+    /// heard; the difference turns the buffer's start into a time on the monotonic clock.
+    func render(
+        into output: UnsafeMutablePointer<Float>, frames: Int, currentTime: Double, dacTime: Double, underflow: Bool
+    ) -> Bool {
         let started = monotonicNanoseconds()
+        var ahead = dacTime > 0 && currentTime > 0 ? dacTime - currentTime : Double(bitPattern: fallbackLatency.load(ordering: .relaxed))
+        if !(ahead >= 0 && ahead < 2) { ahead = 0 }
+        let heardAt = Double(started) / 1e9 + ahead
         let state = transport
         state.callbacks.add(1, ordering: .relaxed)
         state.lastCallbackNanoseconds.store(started, ordering: .relaxed)
@@ -76,10 +108,10 @@ final class RealtimeContext: @unchecked Sendable {
         guard state.playing.load(ordering: .acquiring), !state.reachedEnd.load(ordering: .relaxed) else {
             output.update(repeating: 0, count: frames * channels)
             state.position.store(position, ordering: .relaxed)
-            state.publish(frame: position, at: dacTime)
+            state.publish(frame: position, at: heardAt)
             return false
         }
-        state.publish(frame: position, at: dacTime)
+        state.publish(frame: position, at: heardAt)
         let settings = MixSettings(
             musicGain: musicGain, clickGain: clickGain, musicMuted: state.musicMuted.load(ordering: .relaxed),
             clicksMuted: state.clicksMuted.load(ordering: .relaxed),
@@ -137,20 +169,23 @@ private func realtimeCallback(
 ) -> Int32 {
     guard let output, let userData else { return Int32(paAbort.rawValue) }
     let dacTime = timeInfo?.pointee.outputBufferDacTime ?? 0
+    let currentTime = timeInfo?.pointee.currentTime ?? 0
     let underflow = statusFlags & PaStreamCallbackFlags(paOutputUnderflow) != 0
     let complete = Unmanaged<RealtimeContext>.fromOpaque(userData)._withUnsafeGuaranteedRef { context in
         context.render(
-            into: output.assumingMemoryBound(to: Float.self), frames: Int(frameCount), dacTime: dacTime, underflow: underflow)
+            into: output.assumingMemoryBound(to: Float.self), frames: Int(frameCount), currentTime: currentTime, dacTime: dacTime,
+            underflow: underflow)
     }
     return Int32(complete ? paComplete.rawValue : paContinue.rawValue)
 }
 
 /// PortAudio, initialised for as long as the object lives.
 ///
-/// `@unchecked Sendable` is safe: the object holds no mutable state; `Pa_Initialize` and
-/// `Pa_Terminate` run in `init` and `deinit` only.
+/// `@unchecked Sendable` is safe: its only mutable state, `terminated`, is an atomic; `Pa_Terminate`
+/// runs at most once, from ``terminate()`` or `deinit`.
 final class PortAudioLibrary: @unchecked Sendable {
     let verbose: Bool
+    private let terminated = Atomic<Bool>(false)
 
     init(verbose: Bool) throws(PreviewError) {
         self.verbose = verbose
@@ -160,7 +195,13 @@ final class PortAudioLibrary: @unchecked Sendable {
         }
     }
 
-    deinit { ProbeChatter.hidden(unless: verbose) { _ = Pa_Terminate() } }
+    deinit { terminate() }
+
+    /// Shuts PortAudio down (once); call only when none of its streams is open.
+    func terminate() {
+        guard !terminated.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        ProbeChatter.hidden(unless: verbose) { _ = Pa_Terminate() }
+    }
 
     /// The output devices PortAudio sees: (index, name, host API name).
     func outputDevices() -> [(index: PaDeviceIndex, name: String, hostAPI: String)] {
@@ -183,6 +224,10 @@ final class OutputStream {
     let deviceName: String
     let framesPerBuffer: Int
     private(set) var isClosed = false
+    private let closeFinished = Atomic<Bool>(false)
+
+    /// Whether ``close(abort:)`` has returned (false while a hung device keeps it waiting).
+    var hasFinishedClosing: Bool { closeFinished.load(ordering: .acquiring) }
 
     /// Opens (but does not start) a stream on `deviceName` (a case-insensitive part of a device's
     /// name) or the default output device.
@@ -226,6 +271,9 @@ final class OutputStream {
         }
         stream = OpaquePointer(opened)
         self.context = retained
+        if let streamInfo = Pa_GetStreamInfo(opened) {
+            context.fallbackLatency.store(streamInfo.pointee.outputLatency.bitPattern, ordering: .relaxed)
+        }
     }
 
     deinit { close() }
@@ -239,9 +287,6 @@ final class OutputStream {
 
     /// Whether the stream is running (its callback being called).
     var isActive: Bool { !isClosed && Pa_IsStreamActive(UnsafeMutableRawPointer(stream)) == 1 }
-
-    /// The stream's clock in seconds (the time base of the callback's `outputBufferDacTime`).
-    var time: Double { isClosed ? 0 : Pa_GetStreamTime(UnsafeMutableRawPointer(stream)) }
 
     /// PortAudio's estimate of the callback's share of the buffer period (0–1).
     var cpuLoad: Double { isClosed ? 0 : Pa_GetStreamCpuLoad(UnsafeMutableRawPointer(stream)) }
@@ -272,5 +317,6 @@ final class OutputStream {
             _ = Pa_CloseStream(pointer)
         }
         context.release()
+        closeFinished.store(true, ordering: .releasing)
     }
 }

@@ -2,7 +2,6 @@
 
 import BeatMapKit
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -10,26 +9,17 @@ import Synchronization
     import Darwin
 #endif
 
-/// The clock of the current output stream (`Pa_GetStreamTime`), the time base of the callback's
-/// `outputBufferDacTime`; the system's monotonic clock while no stream is open.
-@available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
-final class StreamTimeSource: MonotonicTimeSource {
-    private let stream = Mutex<OutputStreamHandle?>(nil)
-
-    func now() -> TimeInterval {
-        stream.withLock { handle in
-            if let handle, !handle.stream.isClosed { return handle.stream.time }
-            return SystemMonotonicClock().now()
-        }
-    }
-
-    func attach(_ handle: OutputStreamHandle?) { stream.withLock { $0 = handle } }
+/// The monotonic clock in seconds (`CLOCK_MONOTONIC`), the time base the callback converts the
+/// stream's DAC times into. Reading it never touches the device, so a hung device cannot block the
+/// control thread.
+struct MonotonicSeconds: MonotonicTimeSource {
+    func now() -> TimeInterval { Double(monotonicNanoseconds()) / 1e9 }
 }
 
-/// Passes an ``OutputStream`` between the control thread and a closing thread.
+/// Passes an ``OutputStream`` from the control thread to a closing thread.
 /// `@unchecked Sendable` is safe: the stream is used by one thread at a time — the control thread until
-/// it hands the handle to the closing thread, which then is the only one to touch it (the time
-/// source's reads go through the same mutex the hand-over takes).
+/// it drops its reference and hands the handle to the closing thread, which then is the only one to
+/// touch it.
 @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
 final class OutputStreamHandle: @unchecked Sendable {
     let stream: OutputStream
@@ -40,7 +30,7 @@ final class OutputStreamHandle: @unchecked Sendable {
 public enum PlayerEvent: Sendable, Equatable {
     /// Playback reached the end of the track or span.
     case reachedEnd
-    /// The output device stopped; playback is paused.
+    /// The output device stopped (the reason); playback is paused.
     case deviceLost(String)
     /// The output device works again.
     case deviceRecovered(String)
@@ -70,8 +60,8 @@ public struct PlaybackStatistics: Sendable, Equatable {
 ///
 /// All methods belong to one control thread (the terminal loop); they reach the audio thread only
 /// through ``TransportState``'s atomics. The display clock is a ``PlaybackClock`` driven by the
-/// stream's own time: each callback reports which frame reaches the output at which stream time, and
-/// ``update()`` aligns the clock with the latest report.
+/// stream's own time: each callback reports which frame reaches the output when (its DAC time,
+/// carried over to the monotonic clock), and ``update()`` aligns the clock with the latest report.
 @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
 public final class PreviewPlayer {
     /// Where the output goes.
@@ -114,13 +104,15 @@ public final class PreviewPlayer {
 
     private let options: Options
     private let settings: MixSettings
-    private let timeSource = StreamTimeSource()
     private var library: PortAudioLibrary?
     private var handle: OutputStreamHandle?
+    private var closing: [OutputStreamHandle] = []
+    private var closingSince = 0
     private let createdAt: Int
     private var lastReport: (frame: Int, time: Double)?
     private var userPaused = false
     private var previousPortAudioLoad = 0.0
+    private var savedStandardError: Int32?
 
     /// The monotonic clock the player measures with (``Options/startedAt``), in nanoseconds.
     public static func now() -> Int { monotonicNanoseconds() }
@@ -134,12 +126,20 @@ public final class PreviewPlayer {
         self.options = options
         self.settings = settings
         createdAt = options.startedAt ?? monotonicNanoseconds()
-        clock = PlaybackClock(timeSource: timeSource)
+        clock = PlaybackClock(timeSource: MonotonicSeconds())
         transport.musicMuted.store(settings.musicMuted, ordering: .relaxed)
         transport.clicksMuted.store(settings.clicksMuted, ordering: .relaxed)
         transport.offsetMicroseconds.store(Int((settings.offset * 1e6).rounded()), ordering: .relaxed)
         signal(SIGPIPE, SIG_IGN)
-        try openStream()
+        // ALSA, JACK and PortAudio print probe and runtime messages on standard error; keep them from
+        // the user's terminal for the whole session unless asked for.
+        if !options.verbose { savedStandardError = ProbeChatter.silence() }
+        do {
+            try openStream()
+        } catch {
+            restoreStandardError()
+            throw error
+        }
     }
 
     deinit { close() }
@@ -162,7 +162,6 @@ public final class PreviewPlayer {
         deviceName = stream.deviceName
         let handle = OutputStreamHandle(stream)
         self.handle = handle
-        timeSource.attach(handle)
         transport.lastCallbackNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
         try stream.start()
     }
@@ -192,12 +191,30 @@ public final class PreviewPlayer {
     public func resume() throws(PreviewError) {
         if handle == nil || deviceProblem != nil {
             closeStream(abort: true)
-            library = nil
+            // Start PortAudio afresh so that it sees the devices as they are now, unless a hung
+            // device is still being closed (PortAudio cannot shut down under it).
+            closing.removeAll { $0.stream.hasFinishedClosing }
+            let stuckFor = Double(monotonicNanoseconds() - closingSince) / 1e9
+            if !closing.isEmpty && stuckFor < 3 {
+                let reason = "the previous audio output is still shutting down; press space again in a moment"
+                deviceProblem = reason
+                throw .device(reason)
+            }
+            if closing.isEmpty {
+                library?.terminate()
+                library = nil
+            }
             do {
                 try openStream()
             } catch {
-                deviceProblem = error.localizedDescription
-                throw error
+                var reason = error.localizedDescription
+                if !closing.isEmpty {
+                    reason = "the previous audio output \"\(deviceName)\" does not shut down (its server may be gone), so "
+                        + "PortAudio cannot look for devices again; quit and run preview again with --from "
+                        + String(format: "%.2f", clock.elapsed)
+                }
+                deviceProblem = reason
+                throw .device(reason)
             }
             deviceProblem = nil
             transport.seekTarget.store(Mixer.frame(of: clock.elapsed, sampleRate: sampleRate), ordering: .releasing)
@@ -268,6 +285,10 @@ public final class PreviewPlayer {
     /// The index of the latest beat at or before the heard position, or `nil` before the first.
     public var currentBeatIndex: Int? { judge.lastBeatIndex(atOrBefore: position + 1e-6) }
 
+    /// The bar number being looped, or `nil`.
+    public var loopedBar: Int? { isLooping ? loopBar : nil }
+    private var loopBar: Int?
+
     /// Whether a bar is looping.
     public var isLooping: Bool {
         let start = transport.loopStart.load(ordering: .relaxed)
@@ -302,7 +323,8 @@ public final class PreviewPlayer {
         transport.loopStart.store(startFrame, ordering: .relaxed)
         transport.loopEnd.store(endFrame, ordering: .relaxed)
         if position < start || position >= end { seek(to: start) }
-        return schedule.positions[index].bar
+        loopBar = schedule.positions[index].bar
+        return loopBar
     }
 
     /// Whether the music is muted.
@@ -328,8 +350,7 @@ public final class PreviewPlayer {
         if let report = transport.latestReport(), lastReport.map({ $0 != report }) ?? true {
             lastReport = report
             if isPlaying && !transport.reachedEnd.load(ordering: .relaxed) {
-                let time = report.time > 0 ? report.time : stream.time + stream.outputLatency
-                clock.synchronize(position: Double(report.frame) / Double(sampleRate), at: time)
+                clock.synchronize(position: Double(report.frame) / Double(sampleRate), at: report.time)
             }
         }
         if transport.reachedEnd.load(ordering: .acquiring) && isPlaying {
@@ -356,7 +377,7 @@ public final class PreviewPlayer {
         let wasPlaying = isPlaying
         transport.playing.store(false, ordering: .releasing)
         if wasPlaying { clock.pause() }
-        deviceProblem = "\(reason); playback paused — press space to try again"
+        deviceProblem = reason
         closeStream(abort: true)
     }
 
@@ -365,11 +386,12 @@ public final class PreviewPlayer {
     private func closeStream(abort: Bool) {
         guard let handle else { return }
         self.handle = nil
-        timeSource.attach(nil)
+        closing.append(handle)
+        closingSince = monotonicNanoseconds()
         let closer = Thread { [handle] in handle.stream.close(abort: abort) }
         closer.start()
         var waited = 0
-        while !handle.stream.isClosed && waited < 200 {
+        while !handle.stream.hasFinishedClosing && waited < 200 {
             usleep(5_000)
             waited += 1
         }
@@ -411,5 +433,11 @@ public final class PreviewPlayer {
         transport.playing.store(false, ordering: .releasing)
         closeStream(abort: false)
         library = nil
+        restoreStandardError()
+    }
+
+    private func restoreStandardError() {
+        if let saved = savedStandardError { ProbeChatter.restore(saved) }
+        savedStandardError = nil
     }
 }

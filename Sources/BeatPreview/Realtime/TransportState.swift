@@ -57,7 +57,8 @@ public final class TransportState: Sendable {
     /// A stopped transport at frame 0.
     public init() {}
 
-    /// Audio thread: publishes that track frame `frame` reaches the output at stream time `time`.
+    /// Audio thread: publishes that track frame `frame` reaches the output at `time` (seconds of the
+    /// monotonic clock, converted from the stream's own DAC time by the callback).
     /// A sequence lock: the count is odd while the pair is being written.
     public func publish(frame: Int, at time: Double) {
         reportSequence.add(1, ordering: .sequentiallyConsistent)

@@ -74,7 +74,7 @@ public enum StatusView {
 
     /// The lines for `snapshot` (without terminal control codes).
     public static func lines(_ snapshot: StatusSnapshot) -> [String] {
-        let state = snapshot.playing ? "▶" : "⏸"
+        let state = snapshot.playing ? "▶" : "‖"
         let beat = snapshot.beatIndex.map { "beat \($0 + 1)/\(snapshot.beatCount)" } ?? "beat -/\(snapshot.beatCount)"
         let bar: String
         if let position = snapshot.barPosition {

@@ -43,6 +43,13 @@ public final class RawTerminal {
         tcsetattr(input, TCSANOW, &saved)
     }
 
+    /// The terminal's width in columns (80 when unknown).
+    public var columns: Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
     /// The bytes typed within `timeout` seconds (empty when none).
     public func read(timeout: TimeInterval) -> [UInt8] {
         var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
@@ -99,14 +106,8 @@ public struct TerminalTransport {
             position: position, duration: player.duration, playing: player.isPlaying, beatIndex: index,
             beatCount: schedule.times.count, barPosition: bar, beatsPerBar: beatsPerBar, barsKnown: schedule.barsAreKnown,
             bpm: index.map { schedule.bpm[$0] }, sinceBeat: index.map { position - judge.beats[$0] },
-            nudgeMilliseconds: player.offset * 1000, loopingBar: player.isLooping ? loopingBar : nil,
+            nudgeMilliseconds: player.offset * 1000, loopingBar: player.loopedBar,
             musicMuted: player.musicMuted, clicksMuted: player.clicksMuted, message: message)
-    }
-
-    private var loopingBar: Int? {
-        let start = Double(player.transport.loopStart.load(ordering: .relaxed)) / Double(player.material.mixer.sampleRate)
-        guard let index = player.judge.lastBeatIndex(atOrBefore: start + 1e-6) else { return nil }
-        return player.material.mixer.schedule.positions[index].bar
     }
 
     /// Applies one command; returns the message to show, and whether to quit.
@@ -167,11 +168,16 @@ public struct TerminalTransport {
             for event in player.update() {
                 switch event {
                 case .reachedEnd: message = "end of track — space plays again from the start"
-                case .deviceLost(let reason): message = reason
+                case .deviceLost(let reason): message = "\(reason); playback paused — press space to try again"
                 case .deviceRecovered(let reason): message = reason
                 }
             }
-            let lines = StatusView.lines(snapshot(message: message))
+            // One terminal row per line, so that moving the cursor back up redraws in place.
+            let width = max(terminal.columns - 1, 10)
+            let lines = StatusView.lines(snapshot(message: message)).map { line in
+                let flat = line.replacingOccurrences(of: "\n", with: " ")
+                return flat.count > width ? String(flat.prefix(width - 1)) + "…" : flat
+            }
             var frame = drawn > 0 ? "\u{1B}[\(drawn)A" : ""
             for line in lines { frame += "\r\u{1B}[2K" + line + "\n" }
             write(frame)
