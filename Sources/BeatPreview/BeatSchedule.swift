@@ -9,6 +9,12 @@ public struct BarPosition: Sendable, Equatable {
     public var bar: Int
     /// The beat within the bar, from 1.
     public var beat: Int
+
+    /// Beat `beat` of bar `bar`.
+    public init(bar: Int, beat: Int) {
+        self.bar = bar
+        self.beat = beat
+    }
 }
 
 /// The beats of a map as the preview plays them: sorted times, each beat's bar position, which beats
