@@ -131,7 +131,7 @@ public struct GapRule: ValidationRule {
         let beats = context.map.beats
         let limit = context.configuration.maximumGapBeats
         var violations: [Violation] = []
-        context.forEachFiniteInterval { previous, index in
+        context.forEachStepForward { previous, index in
             let interval = beats[index] - beats[previous]
             let inBeats = interval / grid.beatLength(at: beats[previous])
             guard inBeats > limit + 1e-9 else { return }
@@ -186,7 +186,7 @@ public struct HitWindowOverlapRule: ValidationRule {
             runStart = nil
             closest = .infinity
         }
-        context.forEachFiniteInterval { previous, index in
+        context.forEachStepForward { previous, index in
             let interval = beats[index] - beats[previous]
             if interval > DuplicateBeatRule.epsilon, interval < minimum - 1e-9 {
                 if runStart == nil || runEnd != previous {
