@@ -12,7 +12,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PACKAGES[@]}"
-BIN=${BEATMAP_BIN:-.build/debug/beatmap}
+BIN=${BEATMAP_BIN:-$(swift build --show-bin-path)/beatmap}
 if [ ! -x "$BIN" ]; then
   swift build --product beatmap
 fi

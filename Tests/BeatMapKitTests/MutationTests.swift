@@ -47,7 +47,9 @@ struct MutationTests {
             switch Int.random(in: 0..<5, using: &random) {
             case 0: bytes[position] = UInt8.random(in: 0...255, using: &random)
             case 1: bytes.remove(at: position)
-            case 2: bytes.insert(contentsOf: Array(Self.tokens.randomElement(using: &random)?.utf8 ?? "x".utf8), at: position)
+            case 2:
+                bytes.insert(
+                    contentsOf: Array(Self.tokens.randomElement(using: &random)?.utf8 ?? "x".utf8), at: position)
             case 3:
                 // Swap two lines (reorders beats, segments or members).
                 let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)

@@ -13,7 +13,9 @@ struct ShippedFilesTests {
     @Test("every demo map is in the writer's canonical form (re-encoding gives the same bytes)")
     func demoMapsAreCanonical() throws {
         let folder = Self.root.appendingPathComponent("BeatMaps")
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(BeatMap.fileExtension) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasSuffix(BeatMap.fileExtension)
+        }
         #expect(names.count >= 3)
         for name in names {
             let url = folder.appendingPathComponent(name)
@@ -33,7 +35,8 @@ struct ShippedFilesTests {
         #expect(object["required"] == .array([.string("version"), .string("audio"), .string("beats")]))
         let properties = try #require(object["properties"]?.objectValue)
         #expect(properties["version"]?.objectValue?["const"]?.doubleValue == Double(BeatMap.formatVersion))
-        let bpm = properties["tempo"]?.objectValue?["items"]?.objectValue?["properties"]?.objectValue?["bpm"]?.objectValue
+        let bpm = properties["tempo"]?.objectValue?["items"]?.objectValue?["properties"]?.objectValue?["bpm"]?
+            .objectValue
         #expect(bpm?["minimum"]?.doubleValue == TempoLimits.minimumBPM)
         #expect(bpm?["maximum"]?.doubleValue == TempoLimits.maximumBPM)
     }

@@ -10,7 +10,8 @@ struct ValidateCommandTests {
     @Test("each reporter's output for the broken maps equals its canned expected output", arguments: formats)
     func reporterOutput(format: String) throws {
         let result = try CLI.run(["validate", "--no-config", "--format", format, "broken"], in: CLI.fixtures)
-        let expected = try String(contentsOf: CLI.fixtures.appendingPathComponent("expected/broken.\(format)"), encoding: .utf8)
+        let expected = try String(
+            contentsOf: CLI.fixtures.appendingPathComponent("expected/broken.\(format)"), encoding: .utf8)
         #expect(result.status == 1)
         #expect(result.stdout == expected)
         #expect(result.stderr.isEmpty)
@@ -70,7 +71,8 @@ struct ValidateCommandTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("unknown rule 'no-such-rule'"))
 
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("empty"), withIntermediateDirectories: true)
         result = try CLI.run(["validate", "empty"], in: folder)
         #expect(result.status == 2)
         #expect(result.stderr.contains("empty: no *.beatmap.json files found"))
@@ -83,7 +85,8 @@ struct ValidateCommandTests {
         let map = "{ \"version\": 1, \"audio\": { \"duration\": 4 }, \"beats\": [0.5, 1.0] }"
         for path in ["maps/b.beatmap.json", "maps/a/z.beatmap.json", "maps/.hidden/x.beatmap.json", "maps/notes.json"] {
             let url = folder.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(map.utf8).write(to: url)
         }
         let result = try CLI.run(["validate", "--format", "json", "maps"], in: folder)
@@ -98,8 +101,10 @@ struct ValidateCommandTests {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.copyItem(
-            at: CLI.fixtures.appendingPathComponent("broken/gap.beatmap.json"), to: folder.appendingPathComponent("gap.beatmap.json"))
-        try Data("{ \"rules\": { \"gap\": \"error\" } }".utf8).write(to: folder.appendingPathComponent(".beatmaplint.json"))
+            at: CLI.fixtures.appendingPathComponent("broken/gap.beatmap.json"),
+            to: folder.appendingPathComponent("gap.beatmap.json"))
+        try Data("{ \"rules\": { \"gap\": \"error\" } }".utf8).write(
+            to: folder.appendingPathComponent(".beatmaplint.json"))
         var result = try CLI.run(["validate", "gap.beatmap.json"], in: folder)
         #expect(result.status == 1)
         #expect(result.stdout.contains("error: [gap]"))
@@ -111,18 +116,27 @@ struct ValidateCommandTests {
         #expect(result.stderr.contains(".beatmaplint.json:1:"))
     }
 
-    @Test("empty, binary and oversized-looking files are findings, not crashes")
+    @Test("empty, binary, deeply nested and oversized files are findings, not crashes")
     func hostileFiles() throws {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data().write(to: folder.appendingPathComponent("empty.beatmap.json"))
-        try Data([0x00, 0xFF, 0x13, 0x37, 0x7F, 0x45, 0x4C, 0x46]).write(to: folder.appendingPathComponent("binary.beatmap.json"))
-        try Data(String(repeating: "[", count: 50_000).utf8).write(to: folder.appendingPathComponent("deep.beatmap.json"))
+        try Data([0x00, 0xFF, 0x13, 0x37, 0x7F, 0x45, 0x4C, 0x46]).write(
+            to: folder.appendingPathComponent("binary.beatmap.json"))
+        try Data(String(repeating: "[", count: 50_000).utf8).write(
+            to: folder.appendingPathComponent("deep.beatmap.json"))
+        // A sparse file over the 128 MiB limit: refused from its size, never read into memory.
+        let huge = folder.appendingPathComponent("huge.beatmap.json")
+        FileManager.default.createFile(atPath: huge.path, contents: Data("{".utf8))
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: 129 * 1024 * 1024)
+        try handle.close()
         let result = try CLI.run(["validate", "--format", "json", "."], in: folder)
         #expect(result.status == 1)
+        #expect(result.stdout.contains("over the 134217728-byte limit"))
         let root = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let files = try #require(root["files"] as? [[String: Any]])
-        #expect(files.count == 3)
+        #expect(files.count == 4)
         for file in files {
             let rules = (file["findings"] as? [[String: Any]])?.compactMap { $0["rule"] as? String }
             #expect(rules == ["invalid-json"], "\(file["path"] ?? "")")

@@ -52,7 +52,8 @@ extension ValidationConfiguration {
     /// Applies a rule setting: `error`, `warning` or `off`. Unknown rule ids are refused.
     public mutating func setRule(_ id: String, to setting: String, origin: String) throws(ConfigurationError) {
         guard RuleCatalog.ids.contains(id) else {
-            throw ConfigurationError("\(origin): unknown rule '\(id)' (known: \(RuleCatalog.ids.joined(separator: ", ")))")
+            throw ConfigurationError(
+                "\(origin): unknown rule '\(id)' (known: \(RuleCatalog.ids.joined(separator: ", ")))")
         }
         switch setting {
         case "off":
@@ -106,7 +107,8 @@ extension ValidationConfiguration {
                 }
                 for rule in rules {
                     guard let setting = rule.value.stringValue else {
-                        throw ConfigurationError("\(origin): rule '\(rule.key)' must be set to \"error\", \"warning\" or \"off\"")
+                        throw ConfigurationError(
+                            "\(origin): rule '\(rule.key)' must be set to \"error\", \"warning\" or \"off\"")
                     }
                     try setRule(rule.key, to: setting, origin: origin)
                 }

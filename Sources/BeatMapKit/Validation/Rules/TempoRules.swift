@@ -44,7 +44,8 @@ public struct InvalidTempoRule: ValidationRule {
                         at: location))
             }
             if let perBar = segment.beatsPerBar, perBar < 1 {
-                violations.append(Violation("tempo segment \(index) has beatsPerBar \(perBar); it must be at least 1", at: location))
+                violations.append(
+                    Violation("tempo segment \(index) has beatsPerBar \(perBar); it must be at least 1", at: location))
             }
         }
         return violations
