@@ -25,7 +25,8 @@ struct Info: ParsableCommand {
             let configuration = try rules.configuration()
             let url = URL(fileURLWithPath: map)
             let parsed = try BeatMapCodec.read(from: url)
-            let report = Validator(configuration: configuration, audioInspector: SndfileAudioInspector()).validateFile(at: url, path: map)
+            let report = Validator(configuration: configuration, audioInspector: SndfileAudioInspector()).validateFile(
+                at: url, path: map)
             let summary = BeatMapSummary(map: parsed, path: map, report: report)
             Console.out(json ? JSONWriter.string(summary.json) + "\n" : summary.text)
         } catch let error as ConfigurationError {

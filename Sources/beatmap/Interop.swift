@@ -49,10 +49,14 @@ struct Export: ParsableCommand {
     @Option(name: .customLong("swift-type"), help: "Swift: the type holding the constants.")
     var swiftType = "GameConstants"
 
-    @Option(name: .customLong("swift-property"), help: "Swift: the beat-times property (BPM and duration constants are named after it).")
+    @Option(
+        name: .customLong("swift-property"),
+        help: "Swift: the beat-times property (BPM and duration constants are named after it).")
     var swiftProperty = "beatMap"
 
-    @Option(name: .customLong("swift-declaration"), help: "Swift: declare a new `enum` or an `extension` of an existing type.")
+    @Option(
+        name: .customLong("swift-declaration"),
+        help: "Swift: declare a new `enum` or an `extension` of an existing type.")
     var swiftDeclaration = ExportOptions.SwiftDeclaration.enum
 
     @Option(name: .customLong("swift-access"), help: "Swift: access level (public, package, internal, fileprivate).")
@@ -61,7 +65,8 @@ struct Export: ParsableCommand {
     @Option(help: "Song title for StepMania, osu! and Beat Saber (default: the audio file's name).")
     var title: String?
 
-    @Option(name: .customLong("fit-tolerance-ms"), help: "How far a beat may move when fitting a tempo map (default 0.25).")
+    @Option(
+        name: .customLong("fit-tolerance-ms"), help: "How far a beat may move when fitting a tempo map (default 0.25).")
     var fitToleranceMs = 0.25
 
     func validate() throws {
@@ -81,7 +86,8 @@ struct Export: ParsableCommand {
         options.fitTolerance = fitToleranceMs / 1000
         do {
             let result = try Interchange.export(
-                mapAt: URL(fileURLWithPath: map), format: format, options: options, to: output.map { URL(fileURLWithPath: $0) },
+                mapAt: URL(fileURLWithPath: map), format: format, options: options,
+                to: output.map { URL(fileURLWithPath: $0) },
                 overwrite: force)
             if result.written.isEmpty {
                 Console.out(result.files.map(\.text).joined())
@@ -121,14 +127,21 @@ struct Import: ParsableCommand {
     @Option(help: "The audio's duration in seconds, for formats that do not store it.")
     var duration: Double?
 
-    @Option(help: "StepMania and osu!: `grid` (every beat of the tempo map between the first and last note) or `notes` (one beat per note).")
+    @Option(
+        help:
+            "StepMania and osu!: `grid` (every beat of the tempo map between the first and last note) or `notes` (one beat per note)."
+    )
     var beats = ImportedBeats.grid
 
-    @Option(name: .customLong("swift-property"), help: "Swift: the beat-times property to read (default: the first [TimeInterval] array).")
+    @Option(
+        name: .customLong("swift-property"),
+        help: "Swift: the beat-times property to read (default: the first [TimeInterval] array).")
     var swiftProperty: String?
 
     func validate() throws {
-        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw ValidationError("--duration must be a positive number of seconds")
+        }
     }
 
     func run() throws {
@@ -136,14 +149,17 @@ struct Import: ParsableCommand {
         let options = ImportOptions(
             duration: duration, beats: beats,
             measureAudio: { url in
-                guard let reader = try? AudioFileReader(url: url), let frames = try? reader.countRemainingFrames(), frames > 0 else { return nil }
+                guard let reader = try? AudioFileReader(url: url), let frames = try? reader.countRemainingFrames(),
+                    frames > 0
+                else { return nil }
                 return Double(frames) / Double(reader.sampleRate)
             })
         var importOptions = options
         importOptions.swiftPropertyName = swiftProperty
         do {
             let result = try Interchange.importMap(
-                from: URL(fileURLWithPath: file), format: format, options: importOptions, to: output.map { URL(fileURLWithPath: $0) },
+                from: URL(fileURLWithPath: file), format: format, options: importOptions,
+                to: output.map { URL(fileURLWithPath: $0) },
                 workingFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), overwrite: force)
             for note in result.imported.notes { Console.warning(note) }
             if let output {

@@ -7,7 +7,9 @@ enum WAVFixture {
     /// Writes `channels` interleaved 16-bit frames of `samples` (−1…1) at `sampleRate` to `url`.
     static func write(_ samples: [Float], channels: Int, sampleRate: Int, to url: URL) throws {
         var data = Data()
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
         let payload = samples.count * 2
         data.append(contentsOf: Array("RIFF".utf8))
         append(UInt32(36 + payload))

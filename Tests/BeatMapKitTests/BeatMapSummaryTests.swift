@@ -40,13 +40,16 @@ struct BeatMapSummaryTests {
         let report = FileReport(
             path: "m",
             findings: [
-                Finding(ruleID: "off-grid", severity: .warning, message: ""), Finding(ruleID: "gap", severity: .error, message: ""),
-                Finding(ruleID: "off-grid", severity: .warning, message: ""), Finding(ruleID: "duplicate-beat", severity: .error, message: ""),
+                Finding(ruleID: "off-grid", severity: .warning, message: ""),
+                Finding(ruleID: "gap", severity: .error, message: ""),
+                Finding(ruleID: "off-grid", severity: .warning, message: ""),
+                Finding(ruleID: "duplicate-beat", severity: .error, message: ""),
             ])
         let summary = BeatMapSummary(map: SampleMaps.steady, path: "m", report: report)
         #expect(summary.verdict.line == "invalid: 2 errors, 2 warnings (off-grid ×2, duplicate-beat ×1, gap ×1)")
         let warningsOnly = BeatMapSummary(
-            map: SampleMaps.steady, path: "m", report: FileReport(path: "m", findings: [Finding(ruleID: "gap", severity: .warning, message: "")]))
+            map: SampleMaps.steady, path: "m",
+            report: FileReport(path: "m", findings: [Finding(ruleID: "gap", severity: .warning, message: "")]))
         #expect(warningsOnly.verdict.line == "valid with warnings: 1 warning (gap ×1)")
     }
 
@@ -59,7 +62,8 @@ struct BeatMapSummaryTests {
 
     @Test("an empty map has no span or intervals")
     func empty() {
-        let summary = BeatMapSummary(map: BeatMap(audio: AudioReference(duration: 3), beats: []), path: "m", report: FileReport(path: "m"))
+        let summary = BeatMapSummary(
+            map: BeatMap(audio: AudioReference(duration: 3), beats: []), path: "m", report: FileReport(path: "m"))
         #expect(summary.firstBeat == nil && summary.coverage == nil && summary.medianInterval == nil)
         #expect(summary.tempo.isEmpty)
         #expect(summary.text.contains("tempo      none"))

@@ -30,7 +30,9 @@ enum SampleMaps {
         beats += (0..<40).map { start + Double($0) * 0.4 }
         return BeatMap(
             audio: AudioReference(duration: start + 16.5),
-            tempo: [TempoSegment(time: 0.25, bpm: 100, beatsPerBar: 3), TempoSegment(time: start, bpm: 150, beatsPerBar: 4)],
+            tempo: [
+                TempoSegment(time: 0.25, bpm: 100, beatsPerBar: 3), TempoSegment(time: start, bpm: 150, beatsPerBar: 4),
+            ],
             beats: beats)
     }
 
@@ -49,7 +51,9 @@ enum SampleMaps {
     /// The steady map with beats 10–12 and 40 missing (a break), first beat at exactly 0.
     static var withGaps: BeatMap {
         let beats = (0..<60).filter { ![10, 11, 12, 40].contains($0) }.map { Double($0) * 0.5 }
-        return BeatMap(audio: AudioReference(duration: 30.2), tempo: [TempoSegment(time: 0, bpm: 120, beatsPerBar: 4)], beats: beats)
+        return BeatMap(
+            audio: AudioReference(duration: 30.2), tempo: [TempoSegment(time: 0, bpm: 120, beatsPerBar: 4)],
+            beats: beats)
     }
 
     static let all: [(String, BeatMap)] = [("steady", steady), ("tempo change", tempoChange), ("jittered", jittered)]
@@ -63,7 +67,9 @@ func makeTemporaryFolder() throws -> URL {
 }
 
 /// Writes `map` to `format` in `folder` and reads it back.
-func roundTrip(_ map: BeatMap, _ format: InterchangeFormat, in folder: URL, options: ImportOptions = ImportOptions()) throws -> ImportedMap {
+func roundTrip(_ map: BeatMap, _ format: InterchangeFormat, in folder: URL, options: ImportOptions = ImportOptions())
+    throws -> ImportedMap
+{
     let files = try format.converter.export(map, options: ExportOptions())
     let target: URL
     if format.writesFolder {
@@ -101,7 +107,9 @@ struct RoundTripTests {
         }
     }
 
-    @Test("lists of times are exact to the microsecond", arguments: [InterchangeFormat.swift, .csv, .txt, .jams, .audacity, .sonicVisualiser])
+    @Test(
+        "lists of times are exact to the microsecond",
+        arguments: [InterchangeFormat.swift, .csv, .txt, .jams, .audacity, .sonicVisualiser])
     func listFormatsAreExact(format: InterchangeFormat) throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -110,7 +118,9 @@ struct RoundTripTests {
         #expect(back.map.beats == map.beats)
     }
 
-    @Test("the fitted tempo keeps StepMania beats within the fit tolerance", arguments: [InterchangeFormat.sm, .ssc, .beatsaber])
+    @Test(
+        "the fitted tempo keeps StepMania beats within the fit tolerance",
+        arguments: [InterchangeFormat.sm, .ssc, .beatsaber])
     func tempoFormatsStayWithinTolerance(format: InterchangeFormat) throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -128,7 +138,9 @@ struct RoundTripTests {
         #expect(largestDifference(back.map.beats, map.beats) <= 0.001)
     }
 
-    @Test("grid import fills a gap with the tempo's beats (the documented loss)", arguments: [InterchangeFormat.sm, .osu, .beatsaber])
+    @Test(
+        "grid import fills a gap with the tempo's beats (the documented loss)",
+        arguments: [InterchangeFormat.sm, .osu, .beatsaber])
     func gridFillsGaps(format: InterchangeFormat) throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -222,7 +234,8 @@ struct FormatDetailTests {
 
     @Test("labels give the position in the bar")
     func labels() throws {
-        let text = try InterchangeFormat.audacity.converter.export(SampleMaps.tempoChange, options: ExportOptions())[0].text
+        let text = try InterchangeFormat.audacity.converter.export(SampleMaps.tempoChange, options: ExportOptions())[0]
+            .text
         let labels = text.split(separator: "\n").prefix(4).map { $0.split(separator: "\t")[2] }
         #expect(labels == ["1", "2", "3", "1"])
     }
@@ -241,17 +254,25 @@ struct FormatDetailTests {
     func refusesBadIdentifiers() {
         var options = ExportOptions()
         options.swiftTypeName = "Game Constants"
-        #expect(throws: InterchangeError.self) { _ = try InterchangeFormat.swift.converter.export(SampleMaps.steady, options: options) }
+        #expect(throws: InterchangeError.self) {
+            _ = try InterchangeFormat.swift.converter.export(SampleMaps.steady, options: options)
+        }
         options.swiftTypeName = "GameConstants"
         options.swiftPropertyName = "class"
-        #expect(throws: InterchangeError.self) { _ = try InterchangeFormat.swift.converter.export(SampleMaps.steady, options: options) }
+        #expect(throws: InterchangeError.self) {
+            _ = try InterchangeFormat.swift.converter.export(SampleMaps.steady, options: options)
+        }
     }
 
     @Test("relative paths between folders")
     func relativePaths() {
         #expect(
-            Interchange.relativePath(from: URL(fileURLWithPath: "/a/b/maps"), to: URL(fileURLWithPath: "/a/b/audio/x.ogg")) == "../audio/x.ogg")
-        #expect(Interchange.relativePath(from: URL(fileURLWithPath: "/a/b"), to: URL(fileURLWithPath: "/a/b/x.ogg")) == "x.ogg")
+            Interchange.relativePath(
+                from: URL(fileURLWithPath: "/a/b/maps"), to: URL(fileURLWithPath: "/a/b/audio/x.ogg"))
+                == "../audio/x.ogg")
+        #expect(
+            Interchange.relativePath(from: URL(fileURLWithPath: "/a/b"), to: URL(fileURLWithPath: "/a/b/x.ogg"))
+                == "x.ogg")
     }
 }
 
@@ -293,7 +314,8 @@ struct ImportErrorTests {
 
     @Test("a malformed timing point")
     func badTimingPoint() throws {
-        let error = try importing("osu file format v14\n\n[TimingPoints]\n0,500,4,1,0,100,1,0\nzero,500\n", as: .osu, name: "x.osu")
+        let error = try importing(
+            "osu file format v14\n\n[TimingPoints]\n0,500,4,1,0,100,1,0\nzero,500\n", as: .osu, name: "x.osu")
         #expect(error?.line == 5)
     }
 
@@ -312,20 +334,27 @@ struct ImportErrorTests {
 
     @Test("invalid JSON in a JAMS file")
     func badJAMS() throws {
-        let error = try importing("{\n  \"annotations\": [\n    {\"namespace\": \"beat\", \"data\": [1,]}\n  ]\n}\n", as: .jams, name: "a.jams")
+        let error = try importing(
+            "{\n  \"annotations\": [\n    {\"namespace\": \"beat\", \"data\": [1,]}\n  ]\n}\n", as: .jams,
+            name: "a.jams")
         #expect(error?.line == 3)
     }
 
     @Test("a JAMS file without beats")
     func jamsWithoutBeats() throws {
-        let error = try importing("{\"annotations\": [{\"namespace\": \"chord\", \"data\": []}]}", as: .jams, name: "a.jams")
+        let error = try importing(
+            "{\"annotations\": [{\"namespace\": \"chord\", \"data\": []}]}", as: .jams, name: "a.jams")
         #expect(error?.message.contains("beat") == true)
     }
 
     @Test("a Swift file without the array, or with a bad element")
     func badSwift() throws {
-        #expect(try importing("enum A { static let x = 1 }\n", as: .swift, name: "A.swift")?.message.contains("[TimeInterval]") == true)
-        let error = try importing("enum A {\n  static let beatMap: [TimeInterval] = [\n    0.5,\n    oops,\n  ]\n}\n", as: .swift, name: "A.swift")
+        #expect(
+            try importing("enum A { static let x = 1 }\n", as: .swift, name: "A.swift")?.message.contains(
+                "[TimeInterval]") == true)
+        let error = try importing(
+            "enum A {\n  static let beatMap: [TimeInterval] = [\n    0.5,\n    oops,\n  ]\n}\n", as: .swift,
+            name: "A.swift")
         #expect(error?.line == 4)
     }
 
@@ -334,14 +363,19 @@ struct ImportErrorTests {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(
-            #"{"version":"4.0.0","song":{"title":"x"},"audio":{"songFilename":"s.ogg","bpm":120,"audioDataFilename":"AudioData.dat"}}"#.utf8
+            #"{"version":"4.0.0","song":{"title":"x"},"audio":{"songFilename":"s.ogg","bpm":120,"audioDataFilename":"AudioData.dat"}}"#
+                .utf8
         ).write(to: folder.appendingPathComponent("Info.dat"))
-        try Data("{\n\"version\":\"4.0.0\",\n\"songFrequency\":44100,\n\"bpmData\":[\n{\"si\":100,\"ei\":50,\"sb\":0,\"eb\":1}\n]\n}\n".utf8).write(
+        try Data(
+            "{\n\"version\":\"4.0.0\",\n\"songFrequency\":44100,\n\"bpmData\":[\n{\"si\":100,\"ei\":50,\"sb\":0,\"eb\":1}\n]\n}\n"
+                .utf8
+        ).write(
             to: folder.appendingPathComponent("AudioData.dat"))
         #expect {
             _ = try BeatSaberFormat().importMap(from: folder, options: ImportOptions(duration: 10))
         } throws: { error in
-            (error as? InterchangeError)?.line == 5 && (error as? InterchangeError)?.path?.hasSuffix("AudioData.dat") == true
+            (error as? InterchangeError)?.line == 5
+                && (error as? InterchangeError)?.path?.hasSuffix("AudioData.dat") == true
         }
     }
 }

@@ -37,7 +37,10 @@ struct SwiftExportCompileTests {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self)
+        )
     }
 
     /// Compiles `generated` with `main` and returns what the program prints.
@@ -51,7 +54,8 @@ struct SwiftExportCompileTests {
         let (status, _, errors) = try run(
             compiler,
             [
-                "-swift-version", "6", "-Onone", "-o", binary.path, folder.appendingPathComponent("Generated.swift").path,
+                "-swift-version", "6", "-Onone", "-o", binary.path,
+                folder.appendingPathComponent("Generated.swift").path,
                 folder.appendingPathComponent("main.swift").path,
             ])
         #expect(status == 0, "swiftc failed: \(errors)")
@@ -100,15 +104,19 @@ struct SwiftExportCompileTests {
         #expect(lines.count == 3)
         #expect(lines.first == "100.0")
         let segments = map.tempo ?? []
-        #expect(lines.dropFirst().first == segments.map { "\($0.time.rounded(toPlaces: 6))@\($0.bpm)" }.joined(separator: " "))
-        #expect(lines.last == "\(map.beats.count) \(map.beats[0]) \(map.beats[map.beats.count - 1].rounded(toPlaces: 6))")
+        #expect(
+            lines.dropFirst().first
+                == segments.map { "\($0.time.rounded(toPlaces: 6))@\($0.bpm)" }.joined(separator: " "))
+        #expect(
+            lines.last == "\(map.beats.count) \(map.beats[0]) \(map.beats[map.beats.count - 1].rounded(toPlaces: 6))")
     }
 
     @Test("an empty map compiles to an empty array")
     func emptyMap() throws {
         let map = BeatMap(audio: AudioReference(duration: 12.5), beats: [])
         let generated = try InterchangeFormat.swift.converter.export(map, options: ExportOptions())[0].text
-        let output = try compileAndRun(generated: generated, main: "print(GameConstants.beatMap.count, GameConstants.beatMapDuration)")
+        let output = try compileAndRun(
+            generated: generated, main: "print(GameConstants.beatMap.count, GameConstants.beatMapDuration)")
         #expect(output == "0 12.5\n")
     }
 }

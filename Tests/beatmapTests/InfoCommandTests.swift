@@ -46,7 +46,8 @@ struct InfoCommandTests {
     func broken() throws {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try Data("{\n  \"version\": 1,\n  \"beats\": [1,\n".utf8).write(to: folder.appendingPathComponent("b.beatmap.json"))
+        try Data("{\n  \"version\": 1,\n  \"beats\": [1,\n".utf8).write(
+            to: folder.appendingPathComponent("b.beatmap.json"))
         let result = try CLI.run(["info", "b.beatmap.json"], in: folder)
         #expect(result.status == 1)
         #expect(result.stderr.contains("b.beatmap.json:"))

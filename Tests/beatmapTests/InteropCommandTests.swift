@@ -62,7 +62,8 @@ struct InteropCommandTests {
         let refused = try CLI.run(["export", "song.beatmap.json", "--format", "beatsaber"], in: folder)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("-o FOLDER"))
-        let written = try CLI.run(["export", "song.beatmap.json", "--format", "beatsaber", "-o", "BeatSaber"], in: folder)
+        let written = try CLI.run(
+            ["export", "song.beatmap.json", "--format", "beatsaber", "-o", "BeatSaber"], in: folder)
         #expect(written.status == 0)
         for name in ["Info.dat", "AudioData.dat"] {
             #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("BeatSaber/\(name)").path))
@@ -78,8 +79,10 @@ struct InteropCommandTests {
         let folder = try folderWithMap()
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try CLI.run(["export", "song.beatmap.json", "-o", "song.osu"], in: folder)
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("maps"), withIntermediateDirectories: true)
-        let result = try CLI.run(["import", "song.osu", "-o", "maps/back.beatmap.json", "--duration", "10"], in: folder)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("maps"), withIntermediateDirectories: true)
+        let result = try CLI.run(
+            ["import", "song.osu", "-o", "maps/back.beatmap.json", "--duration", "10"], in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         let text = try String(contentsOf: folder.appendingPathComponent("maps/back.beatmap.json"), encoding: .utf8)
         #expect(text.contains("\"path\": \"../song.ogg\""))

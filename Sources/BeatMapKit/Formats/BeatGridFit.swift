@@ -28,7 +28,8 @@ public struct BeatGridFit: Sendable, Equatable {
     /// Fits `beats` (finite, strictly increasing, at least one) with beats moving at most `tolerance`
     /// seconds. `tempo` (the map's segments, if any) guides the beat numbering across gaps.
     public init(beats: [TimeInterval], tempo: [TempoSegment]?, tolerance: TimeInterval) {
-        let numbers = Self.number(beats, grid: tempo.flatMap { TempoGrid(segments: $0.filter { $0.bpm.isFinite && $0.bpm > 0 }) })
+        let numbers = Self.number(
+            beats, grid: tempo.flatMap { TempoGrid(segments: $0.filter { $0.bpm.isFinite && $0.bpm > 0 }) })
         beatNumbers = numbers
         var knots: [Knot] = []
         if let first = beats.first { knots.append(Knot(beat: 0, time: first)) }
@@ -55,7 +56,9 @@ public struct BeatGridFit: Sendable, Equatable {
             let a = knots[knots.count - 2]
             let b = knots[knots.count - 1]
             finalBeatLength = (b.time - a.time) / Double(b.beat - a.beat)
-        } else if let grid = tempo.flatMap({ TempoGrid(segments: $0.filter { $0.bpm.isFinite && $0.bpm > 0 }) }), let first = beats.first {
+        } else if let grid = tempo.flatMap({ TempoGrid(segments: $0.filter { $0.bpm.isFinite && $0.bpm > 0 }) }),
+            let first = beats.first
+        {
             finalBeatLength = grid.beatLength(at: first)
         } else {
             finalBeatLength = 0.5

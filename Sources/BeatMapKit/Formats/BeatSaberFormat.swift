@@ -35,7 +35,8 @@ public struct BeatSaberFormat: BeatMapConverter {
         let rate = Double(map.audio.sampleRate ?? Self.defaultSampleRate)
         let sampleCount = Int((map.audio.duration * rate).rounded())
         guard let lastBeat = map.beats.last, lastBeat <= map.audio.duration else {
-            throw InterchangeError(path: nil, "cannot export to beatsaber: the last beat is after the end of the audio (audio.duration)")
+            throw InterchangeError(
+                path: nil, "cannot export to beatsaber: the last beat is after the end of the audio (audio.duration)")
         }
         let firstLength = fit.beatLength(ofSegment: 0)
         let firstTime = fit.knots[0].time
@@ -44,7 +45,8 @@ public struct BeatSaberFormat: BeatMapConverter {
 
         var regions: [JSONValue] = []
         func region(_ si: Int, _ ei: Int, _ sb: Double, _ eb: Double) {
-            regions.append(.object(JSONObject([("si", .int(si)), ("ei", .int(ei)), ("sb", .double(sb)), ("eb", .double(eb))])))
+            regions.append(
+                .object(JSONObject([("si", .int(si)), ("ei", .int(ei)), ("sb", .double(sb)), ("eb", .double(eb))])))
         }
         if leadIn > 0 { region(0, sample(firstTime), 0, Double(leadIn)) }
         for index in 0..<fit.knots.count - 1 {
@@ -68,7 +70,11 @@ public struct BeatSaberFormat: BeatMapConverter {
             ("version", .string("4.0.0")),
             (
                 "song",
-                .object(JSONObject([("title", .string(FormatSupport.title(map, options))), ("subTitle", .string("")), ("author", .string(""))]))
+                .object(
+                    JSONObject([
+                        ("title", .string(FormatSupport.title(map, options))), ("subTitle", .string("")),
+                        ("author", .string("")),
+                    ]))
             ),
             (
                 "audio",
@@ -76,7 +82,8 @@ public struct BeatSaberFormat: BeatMapConverter {
                     JSONObject([
                         ("songFilename", .string(songFile)), ("songDuration", .double(map.audio.duration)),
                         ("audioDataFilename", .string(Self.audioDataFileName)),
-                        ("bpm", .double(60 / firstLength)), ("lufs", .int(0)), ("previewStartTime", .int(0)), ("previewDuration", .int(10)),
+                        ("bpm", .double(60 / firstLength)), ("lufs", .int(0)), ("previewStartTime", .int(0)),
+                        ("previewDuration", .int(10)),
                     ]))
             ),
             ("songPreviewFilename", .string(songFile)), ("coverImageFilename", .string("")),
@@ -90,7 +97,8 @@ public struct BeatSaberFormat: BeatMapConverter {
                             "beatmapKit",
                             .object(
                                 JSONObject([
-                                    ("firstBeat", .int(leadIn)), ("lastBeat", .int(leadIn + fit.beatNumbers[fit.beatNumbers.count - 1])),
+                                    ("firstBeat", .int(leadIn)),
+                                    ("lastBeat", .int(leadIn + fit.beatNumbers[fit.beatNumbers.count - 1])),
                                     ("beatCount", .int(map.beats.count)),
                                 ]))
                         )
@@ -179,31 +187,41 @@ public struct BeatSaberFormat: BeatMapConverter {
         var sampleCount: Double?
         if let audioDataURL {
             guard FileManager.default.fileExists(atPath: audioDataURL.path) else {
-                throw InterchangeError(path: infoPath, "the audio data file \(audioDataURL.lastPathComponent) is missing")
+                throw InterchangeError(
+                    path: infoPath, "the audio data file \(audioDataURL.lastPathComponent) is missing")
             }
             let file = try JSONFile(url: audioDataURL)
             let data = try file.object(file.root, "the audio data file")
             let v4 = data["version"] != nil
             let keys =
                 v4
-                ? (count: "songSampleCount", frequency: "songFrequency", list: "bpmData", si: "si", ei: "ei", sb: "sb", eb: "eb")
+                ? (
+                    count: "songSampleCount", frequency: "songFrequency", list: "bpmData", si: "si", ei: "ei", sb: "sb",
+                    eb: "eb"
+                )
                 : (
                     count: "_songSampleCount", frequency: "_songFrequency", list: "_regions", si: "_startSampleIndex",
                     ei: "_endSampleIndex", sb: "_startBeat", eb: "_endBeat"
                 )
             let frequencyNode = try file.required(data, keys.frequency, in: file.root, "the audio data file")
             let frequency = try file.number(frequencyNode, keys.frequency)
-            guard frequency > 0, frequency <= 768_000 else { throw file.error(frequencyNode, "\(keys.frequency) \(frequency) is not a sample rate") }
+            guard frequency > 0, frequency <= 768_000 else {
+                throw file.error(frequencyNode, "\(keys.frequency) \(frequency) is not a sample rate")
+            }
             rate = frequency
             if let node = data[keys.count] { sampleCount = try file.number(node, keys.count) }
             if let list = data[keys.list] {
                 for element in try file.array(list, keys.list) {
                     let members = try file.object(element, "a BPM region")
                     let region = Region(
-                        startSample: try file.number(try file.required(members, keys.si, in: element, "a BPM region"), keys.si),
-                        endSample: try file.number(try file.required(members, keys.ei, in: element, "a BPM region"), keys.ei),
-                        startBeat: try file.number(try file.required(members, keys.sb, in: element, "a BPM region"), keys.sb),
-                        endBeat: try file.number(try file.required(members, keys.eb, in: element, "a BPM region"), keys.eb))
+                        startSample: try file.number(
+                            try file.required(members, keys.si, in: element, "a BPM region"), keys.si),
+                        endSample: try file.number(
+                            try file.required(members, keys.ei, in: element, "a BPM region"), keys.ei),
+                        startBeat: try file.number(
+                            try file.required(members, keys.sb, in: element, "a BPM region"), keys.sb),
+                        endBeat: try file.number(
+                            try file.required(members, keys.eb, in: element, "a BPM region"), keys.eb))
                     guard region.endSample > region.startSample, region.endBeat > region.startBeat else {
                         throw file.error(element, "a BPM region must end after it starts, in samples and in beats")
                     }
@@ -223,7 +241,8 @@ public struct BeatSaberFormat: BeatMapConverter {
                 points.append(
                     .init(
                         beat: region.startBeat, time: region.startSample / rate,
-                        secondsPerBeat: (region.endSample - region.startSample) / rate / (region.endBeat - region.startBeat)))
+                        secondsPerBeat: (region.endSample - region.startSample) / rate
+                            / (region.endBeat - region.startBeat)))
             }
         } else if let bpm {
             guard bpm > 0 else { throw InterchangeError(path: infoPath, "BPM \(bpm) is not positive") }
@@ -231,15 +250,20 @@ public struct BeatSaberFormat: BeatMapConverter {
         } else {
             throw InterchangeError(path: infoPath, "neither a BPM nor BPM regions: the map has no tempo")
         }
-        guard let timeline = TempoTimeline(points: points) else { throw InterchangeError(path: infoPath, "the BPM regions cannot be used") }
+        guard let timeline = TempoTimeline(points: points) else {
+            throw InterchangeError(path: infoPath, "the BPM regions cannot be used")
+        }
 
         var notes: [String] = []
         let fileDuration = songDuration ?? samplesToSeconds(sampleCount, rate)
         let duration = try FormatSupport.duration(
-            fromFile: fileDuration, audioPath: songFile, source: infoURL ?? url, beats: [], options: options, notes: &notes)
+            fromFile: fileDuration, audioPath: songFile, source: infoURL ?? url, beats: [], options: options,
+            notes: &notes)
         let low = max(firstBeat ?? timeline.beat(atTime: 0).rounded(.up), 0)
         let high = lastBeat ?? timeline.beat(atTime: duration).rounded(.down)
-        guard high - low < 10_000_000 else { throw InterchangeError(path: infoPath, "the tempo map gives over ten million beats") }
+        guard high - low < 10_000_000 else {
+            throw InterchangeError(path: infoPath, "the tempo map gives over ten million beats")
+        }
         var beats: [TimeInterval] = []
         var beat = low
         while beat <= high {
@@ -249,7 +273,8 @@ public struct BeatSaberFormat: BeatMapConverter {
         }
         let map = BeatMap(
             audio: AudioReference(path: songFile, duration: duration, sampleRate: rate.map { Int($0) }),
-            tempo: timeline.segments(), beats: beats, analysis: FormatSupport.analysis(format: .beatsaber, source: infoURL ?? url))
+            tempo: timeline.segments(), beats: beats,
+            analysis: FormatSupport.analysis(format: .beatsaber, source: infoURL ?? url))
         return ImportedMap(map: map, notes: notes)
     }
 

@@ -75,10 +75,12 @@ enum FormatSupport {
     /// formats) beats that are not strictly increasing.
     static func checkExportable(_ map: BeatMap, for format: InterchangeFormat) throws(InterchangeError) {
         if let index = map.beats.firstIndex(where: { !$0.isFinite }) {
-            throw InterchangeError(path: nil, "cannot export to \(format.rawValue): beats[\(index)] is not a finite number")
+            throw InterchangeError(
+                path: nil, "cannot export to \(format.rawValue): beats[\(index)] is not a finite number")
         }
         guard map.audio.duration.isFinite, map.audio.duration > 0 else {
-            throw InterchangeError(path: nil, "cannot export to \(format.rawValue): audio.duration must be a positive number")
+            throw InterchangeError(
+                path: nil, "cannot export to \(format.rawValue): audio.duration must be a positive number")
         }
         guard format.storesTempoMap else { return }
         guard !map.beats.isEmpty else {
@@ -86,7 +88,9 @@ enum FormatSupport {
         }
         if let index = map.beats.firstIndex(where: { $0 < 0 }) {
             throw InterchangeError(
-                path: nil, "cannot export to \(format.rawValue): beats[\(index)] is negative (\(NumberFormatting.decimal(map.beats[index])) s)")
+                path: nil,
+                "cannot export to \(format.rawValue): beats[\(index)] is negative (\(NumberFormatting.decimal(map.beats[index])) s)"
+            )
         }
         for index in 1..<map.beats.count where !(map.beats[index] - map.beats[index - 1] >= 0.001) {
             throw InterchangeError(
@@ -121,7 +125,9 @@ enum FormatSupport {
     ) throws(InterchangeError) -> TimeInterval {
         if let fileDuration, fileDuration.isFinite, fileDuration > 0 { return fileDuration }
         if let duration = options.duration {
-            guard duration.isFinite, duration > 0 else { throw InterchangeError(path: nil, "the duration must be a positive number of seconds") }
+            guard duration.isFinite, duration > 0 else {
+                throw InterchangeError(path: nil, "the duration must be a positive number of seconds")
+            }
             return duration
         }
         if let audioPath, !audioPath.isEmpty, let measure = options.measureAudio {
@@ -149,7 +155,8 @@ enum FormatSupport {
     static func analysis(format: InterchangeFormat, source url: URL) -> JSONValue {
         .object(
             JSONObject([
-                ("tool", .string("beatmap import")), ("format", .string(format.rawValue)), ("source", .string(fileName(url))),
+                ("tool", .string("beatmap import")), ("format", .string(format.rawValue)),
+                ("source", .string(fileName(url))),
             ]))
     }
 
@@ -179,7 +186,9 @@ public enum BarPositions {
         return map.beats.map { beat in
             guard beat.isFinite else { return nil }
             let segment = grid.segments[grid.segmentIndex(at: beat)]
-            guard let perBar = segment.beatsPerBar, perBar > 0, segment.bpm.isFinite, segment.bpm > 0 else { return nil }
+            guard let perBar = segment.beatsPerBar, perBar > 0, segment.bpm.isFinite, segment.bpm > 0 else {
+                return nil
+            }
             let number = ((beat - segment.time) / segment.beatLength).rounded()
             guard abs(number) < 1e12 else { return nil }
             let position = Int(number) % perBar

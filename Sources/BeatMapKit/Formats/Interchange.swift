@@ -65,7 +65,8 @@ public enum Interchange {
     /// there and its audio path is made relative to the output's folder; without, relative to
     /// `workingFolder`. Returns the map (as written) and its notes.
     public static func importMap(
-        from input: URL, format: InterchangeFormat, options: ImportOptions, to output: URL?, workingFolder: URL, overwrite: Bool
+        from input: URL, format: InterchangeFormat, options: ImportOptions, to output: URL?, workingFolder: URL,
+        overwrite: Bool
     ) throws(InterchangeError) -> (imported: ImportedMap, text: String) {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input.path, isDirectory: &isFolder) else {

@@ -170,7 +170,10 @@ public struct ImportOptions: Sendable {
     public var measureAudio: (@Sendable (URL) -> TimeInterval?)?
 
     /// Default settings.
-    public init(duration: TimeInterval? = nil, beats: ImportedBeats = .grid, measureAudio: (@Sendable (URL) -> TimeInterval?)? = nil) {
+    public init(
+        duration: TimeInterval? = nil, beats: ImportedBeats = .grid,
+        measureAudio: (@Sendable (URL) -> TimeInterval?)? = nil
+    ) {
         self.duration = duration
         self.beats = beats
         self.measureAudio = measureAudio

@@ -18,7 +18,8 @@ public struct JAMSFormat: BeatMapConverter {
     public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {
         try FormatSupport.checkExportable(map, for: .jams)
         if let segment = map.tempo?.first(where: { !$0.time.isFinite || !$0.bpm.isFinite || $0.bpm < 0 }) {
-            throw InterchangeError(path: nil, "cannot export to jams: tempo segment at \(segment.time) s has an unusable BPM")
+            throw InterchangeError(
+                path: nil, "cannot export to jams: tempo segment at \(segment.time) s has an unusable BPM")
         }
         let positions = BarPositions.positions(of: map)
         let duration = map.audio.duration
@@ -26,8 +27,10 @@ public struct JAMSFormat: BeatMapConverter {
 
         func metadata(_ rules: String) -> String {
             let object = JSONObject([
-                ("curator", .object(JSONObject([("name", .string("")), ("email", .string(""))]))), ("annotator", .object(JSONObject())),
-                ("version", .string("")), ("corpus", .string("")), ("annotation_tools", .string("beatmap (BeatMapKit)")),
+                ("curator", .object(JSONObject([("name", .string("")), ("email", .string(""))]))),
+                ("annotator", .object(JSONObject())),
+                ("version", .string("")), ("corpus", .string("")),
+                ("annotation_tools", .string("beatmap (BeatMapKit)")),
                 ("annotation_rules", .string(rules)), ("validation", .string("")), ("data_source", .string(source)),
             ])
             return JSONWriter.string(.object(object), indent: 3)
@@ -46,11 +49,16 @@ public struct JAMSFormat: BeatMapConverter {
                 }
                 out += "      ]"
             }
-            out += ",\n      \"sandbox\": {},\n      \"time\": 0,\n      \"duration\": \(NumberFormatting.decimal(duration))\n    }"
+            out +=
+                ",\n      \"sandbox\": {},\n      \"time\": 0,\n      \"duration\": \(NumberFormatting.decimal(duration))\n    }"
             return out
         }
         func observation(time: Double, duration: Double, value: JSONValue, confidence: JSONValue) -> JSONValue {
-            .object(JSONObject([("time", .double(time)), ("duration", .double(duration)), ("value", value), ("confidence", confidence)]))
+            .object(
+                JSONObject([
+                    ("time", .double(time)), ("duration", .double(duration)), ("value", value),
+                    ("confidence", confidence),
+                ]))
         }
 
         var annotations: [String] = []
@@ -58,23 +66,31 @@ public struct JAMSFormat: BeatMapConverter {
             observation(time: beat, duration: 0, value: positions[index].map { .int($0) } ?? .null, confidence: .null)
         }
         annotations.append(
-            annotation(namespace: "beat", rules: "value: position of the beat in its bar (1 = downbeat), null when unknown", observations: beats))
+            annotation(
+                namespace: "beat", rules: "value: position of the beat in its bar (1 = downbeat), null when unknown",
+                observations: beats))
         if let tempo = map.tempo, !tempo.isEmpty {
             var observations: [JSONValue] = []
             for (index, segment) in tempo.enumerated() {
                 let start = max(0, index == 0 ? 0 : segment.time)
                 let end = index + 1 < tempo.count ? max(start, tempo[index + 1].time) : duration
-                observations.append(observation(time: start, duration: max(0, end - start), value: .double(segment.bpm), confidence: .double(1)))
+                observations.append(
+                    observation(
+                        time: start, duration: max(0, end - start), value: .double(segment.bpm), confidence: .double(1))
+                )
             }
             annotations.append(
-                annotation(namespace: "tempo", rules: "value: beats per minute of the map's tempo segment", observations: observations))
+                annotation(
+                    namespace: "tempo", rules: "value: beats per minute of the map's tempo segment",
+                    observations: observations))
         }
         var out = "{\n  \"annotations\": [\n" + annotations.joined(separator: ",\n") + "\n  ],\n"
         let title = FormatSupport.title(map, options)
         var titleText = ""
         JSONWriter.writeString(title, into: &titleText)
         out += "  \"file_metadata\": {\n    \"title\": \(titleText),\n    \"artist\": \"\",\n    \"release\": \"\",\n"
-        out += "    \"duration\": \(NumberFormatting.decimal(duration)),\n    \"identifiers\": {},\n    \"jams_version\": \"0.3.4\"\n  },\n"
+        out +=
+            "    \"duration\": \(NumberFormatting.decimal(duration)),\n    \"identifiers\": {},\n    \"jams_version\": \"0.3.4\"\n  },\n"
         out += "  \"sandbox\": {}\n}\n"
         return [ExportedFile(text: out)]
     }
@@ -96,7 +112,8 @@ public struct JAMSFormat: BeatMapConverter {
         case .array(let observations):
             for observation in observations {
                 let members = try file.object(observation, "a beat observation")
-                times.append(try file.number(try file.required(members, "time", in: observation, "a beat observation"), "time"))
+                times.append(
+                    try file.number(try file.required(members, "time", in: observation, "a beat observation"), "time"))
             }
         case .object:
             let columns = try file.object(beatData, "data")
@@ -106,7 +123,8 @@ public struct JAMSFormat: BeatMapConverter {
             throw file.error(beatData, "the beat annotation's data must be a list of observations")
         }
         var fileDuration: Double?
-        if let metadata = root["file_metadata"], case .object = metadata.kind, let node = try file.object(metadata, "file_metadata")["duration"],
+        if let metadata = root["file_metadata"], case .object = metadata.kind,
+            let node = try file.object(metadata, "file_metadata")["duration"],
             case .number = node.kind
         {
             fileDuration = try file.number(node, "file_metadata.duration")

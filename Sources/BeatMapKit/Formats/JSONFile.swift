@@ -22,7 +22,9 @@ struct JSONFile {
         do {
             root = try JSONParser.parse(bytes)
         } catch {
-            throw InterchangeError(path: path, line: LineIndex(bytes).location(ofOffset: error.offset).line, "invalid JSON: \(error.message)")
+            throw InterchangeError(
+                path: path, line: LineIndex(bytes).location(ofOffset: error.offset).line,
+                "invalid JSON: \(error.message)")
         }
     }
 
@@ -36,7 +38,9 @@ struct JSONFile {
 
     /// The members of an object node (the last of duplicate keys wins), or an error naming `what`.
     func object(_ node: JSONNode, _ what: String) throws(InterchangeError) -> [String: JSONNode] {
-        guard case .object(let members) = node.kind else { throw error(node, "\(what) must be an object, not \(node.typeDescription)") }
+        guard case .object(let members) = node.kind else {
+            throw error(node, "\(what) must be an object, not \(node.typeDescription)")
+        }
         var result: [String: JSONNode] = [:]
         for member in members { result[member.key] = member.value }
         return result
@@ -44,7 +48,9 @@ struct JSONFile {
 
     /// The elements of an array node.
     func array(_ node: JSONNode, _ what: String) throws(InterchangeError) -> [JSONNode] {
-        guard case .array(let elements) = node.kind else { throw error(node, "\(what) must be an array, not \(node.typeDescription)") }
+        guard case .array(let elements) = node.kind else {
+            throw error(node, "\(what) must be an array, not \(node.typeDescription)")
+        }
         return elements
     }
 
@@ -58,12 +64,16 @@ struct JSONFile {
 
     /// A string.
     func string(_ node: JSONNode, _ what: String) throws(InterchangeError) -> String {
-        guard case .string(let string) = node.kind else { throw error(node, "\(what) must be a string, not \(node.typeDescription)") }
+        guard case .string(let string) = node.kind else {
+            throw error(node, "\(what) must be a string, not \(node.typeDescription)")
+        }
         return string
     }
 
     /// The member `key` of `members`, or an error at `parent` saying it is missing.
-    func required(_ members: [String: JSONNode], _ key: String, in parent: JSONNode, _ what: String) throws(InterchangeError) -> JSONNode {
+    func required(_ members: [String: JSONNode], _ key: String, in parent: JSONNode, _ what: String)
+        throws(InterchangeError) -> JSONNode
+    {
         guard let node = members[key] else { throw error(parent, "\(what) has no \"\(key)\"") }
         return node
     }

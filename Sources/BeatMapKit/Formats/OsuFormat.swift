@@ -48,7 +48,9 @@ public struct OsuFormat: BeatMapConverter {
                 beatLength = fit.finalBeatLength * 1000
             }
             var meter = 4
-            if let grid, let perBar = grid.segments[grid.segmentIndex(at: knot.time)].beatsPerBar, perBar > 0, perBar < 100 {
+            if let grid, let perBar = grid.segments[grid.segmentIndex(at: knot.time)].beatsPerBar, perBar > 0,
+                perBar < 100
+            {
                 meter = perBar
             }
             let lengthText = FormatSupport.decimal(beatLength, digits: 9)
@@ -98,7 +100,8 @@ public struct OsuFormat: BeatMapConverter {
             if line.isEmpty || line.hasPrefix("//") { continue }
             if !sawHeader {
                 guard line.hasPrefix("osu file format v") else {
-                    throw InterchangeError(path: path, line: number, "not an osu! beatmap: the first line must be 'osu file format vN'")
+                    throw InterchangeError(
+                        path: path, line: number, "not an osu! beatmap: the first line must be 'osu file format vN'")
                 }
                 sawHeader = true
                 continue
@@ -112,19 +115,28 @@ public struct OsuFormat: BeatMapConverter {
                 let pair = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 if pair.count == 2 && pair[0] == "AudioFilename" { audio = pair[1] }
             case "TimingPoints":
-                let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard fields.count >= 2, let time = FormatSupport.number(fields[0]), let length = FormatSupport.number(fields[1]) else {
-                    throw InterchangeError(path: path, line: number, "timing point '\(line)' does not start with time,beatLength")
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+                guard fields.count >= 2, let time = FormatSupport.number(fields[0]),
+                    let length = FormatSupport.number(fields[1])
+                else {
+                    throw InterchangeError(
+                        path: path, line: number, "timing point '\(line)' does not start with time,beatLength")
                 }
                 let uninherited = fields.count > 6 ? fields[6] == "1" : length > 0
                 guard uninherited else { continue }
                 guard length > 0 else {
-                    throw InterchangeError(path: path, line: number, "uninherited timing point with beat length \(fields[1]) (must be positive)")
+                    throw InterchangeError(
+                        path: path, line: number,
+                        "uninherited timing point with beat length \(fields[1]) (must be positive)")
                 }
                 var meter = 4
                 if fields.count > 2 {
                     guard let value = FormatSupport.integer(fields[2]), value > 0 else {
-                        throw InterchangeError(path: path, line: number, "timing point meter '\(fields[2])' is not a positive whole number")
+                        throw InterchangeError(
+                            path: path, line: number, "timing point meter '\(fields[2])' is not a positive whole number"
+                        )
                     }
                     meter = value
                 }
@@ -140,7 +152,9 @@ public struct OsuFormat: BeatMapConverter {
             }
         }
         guard sawHeader else { throw InterchangeError(path: path, "empty file: not an osu! beatmap") }
-        guard !redLines.isEmpty else { throw InterchangeError(path: path, "no uninherited timing points: the beatmap has no tempo") }
+        guard !redLines.isEmpty else {
+            throw InterchangeError(path: path, "no uninherited timing points: the beatmap has no tempo")
+        }
         redLines.sort { $0.time < $1.time }
         hitTimes.sort()
 
@@ -150,7 +164,9 @@ public struct OsuFormat: BeatMapConverter {
         var knownDuration: TimeInterval?
         switch options.beats {
         case .notes:
-            guard !hitTimes.isEmpty else { throw InterchangeError(path: path, "no hit objects, so --beats notes has nothing to read") }
+            guard !hitTimes.isEmpty else {
+                throw InterchangeError(path: path, "no hit objects, so --beats notes has nothing to read")
+            }
             for time in hitTimes where beats.last.map({ time > $0 + 1e-9 }) ?? true { beats.append(time) }
         case .grid:
             let end: Double
@@ -162,7 +178,9 @@ public struct OsuFormat: BeatMapConverter {
                     fromFile: nil, audioPath: audioPath, source: url, beats: [], options: options, notes: &scratch)
                 guard scratch.isEmpty else {
                     throw InterchangeError(
-                        path: path, "the file has no hit objects to say where the beats end, and the audio's duration is unknown: pass --duration")
+                        path: path,
+                        "the file has no hit objects to say where the beats end, and the audio's duration is unknown: pass --duration"
+                    )
                 }
                 knownDuration = duration
                 end = duration
@@ -177,7 +195,9 @@ public struct OsuFormat: BeatMapConverter {
                     if time > limit { break }
                     if time >= 0 { beats.append(time) }
                     k += 1
-                    if beats.count > 10_000_000 { throw InterchangeError(path: path, "the timing points give over ten million beats") }
+                    if beats.count > 10_000_000 {
+                        throw InterchangeError(path: path, "the timing points give over ten million beats")
+                    }
                 }
             }
         }

@@ -29,7 +29,8 @@ public struct SonicVisualiserFormat: BeatMapConverter {
     /// Parses layer CSV `text` read from `url`.
     public func parse(_ text: String, url: URL, options: ImportOptions) throws(InterchangeError) -> ImportedMap {
         let times = try TimeListReader.times(
-            in: text, path: url.path, separators: [",", "\t"], commentPrefixes: ["#"], allowHeader: true, what: "expected time,label")
+            in: text, path: url.path, separators: [",", "\t"], commentPrefixes: ["#"], allowHeader: true,
+            what: "expected time,label")
         return try TimeListReader.map(times, format: .sonicVisualiser, url: url, options: options)
     }
 }

@@ -72,8 +72,10 @@ public struct StepManiaFormat: BeatMapConverter {
         if dialect == .ssc { out += "#DELAYS:;\n#WARPS:;\n" }
         out += "\n//---------------dance-single - \(Self.chartName)----------------\n"
         if dialect == .ssc {
-            out += "#NOTEDATA:;\n#CHARTNAME:\(Self.chartName);\n#STEPSTYPE:dance-single;\n#DESCRIPTION:\(Self.chartName);\n"
-            out += "#CHARTSTYLE:;\n#DIFFICULTY:Beginner;\n#METER:1;\n#RADARVALUES:0,0,0,0,0;\n#CREDIT:beatmap;\n#NOTES:\n"
+            out +=
+                "#NOTEDATA:;\n#CHARTNAME:\(Self.chartName);\n#STEPSTYPE:dance-single;\n#DESCRIPTION:\(Self.chartName);\n"
+            out +=
+                "#CHARTSTYLE:;\n#DIFFICULTY:Beginner;\n#METER:1;\n#RADARVALUES:0,0,0,0,0;\n#CREDIT:beatmap;\n#NOTES:\n"
         } else {
             out += "#NOTES:\n     dance-single:\n     \(Self.chartName):\n     Beginner:\n     1:\n     0,0,0,0,0:\n"
         }
@@ -169,12 +171,14 @@ public struct StepManiaFormat: BeatMapConverter {
                     guard fields.count == 6 else {
                         throw InterchangeError(
                             path: path, line: tag.line,
-                            "#NOTES needs six fields (type:description:difficulty:meter:radar:notes), found \(fields.count)")
+                            "#NOTES needs six fields (type:description:difficulty:meter:radar:notes), found \(fields.count)"
+                        )
                     }
                     charts.append(
                         Chart(
                             stepsType: fields[0].trimmingCharacters(in: .whitespacesAndNewlines),
-                            description: fields[1].trimmingCharacters(in: .whitespacesAndNewlines), notes: (String(fields[5]), tag.line)))
+                            description: fields[1].trimmingCharacters(in: .whitespacesAndNewlines),
+                            notes: (String(fields[5]), tag.line)))
                     continue
                 }
             case .ssc:
@@ -221,7 +225,9 @@ public struct StepManiaFormat: BeatMapConverter {
         var duration: TimeInterval?
         switch options.beats {
         case .notes:
-            guard let chosen else { throw InterchangeError(path: path, "no chart has notes, so --beats notes has nothing to read") }
+            guard let chosen else {
+                throw InterchangeError(path: path, "no chart has notes, so --beats notes has nothing to read")
+            }
             var previous = -Double.infinity
             for beat in chosen.rows {
                 let time = engine.noteTime(ofBeat: beat)
@@ -239,7 +245,9 @@ public struct StepManiaFormat: BeatMapConverter {
                     fromFile: nil, audioPath: audioPath, source: url, beats: [], options: options, notes: &notes)
                 guard notes.isEmpty else {
                     throw InterchangeError(
-                        path: path, "the file has no notes to say where the beats end, and the audio's duration is unknown: pass --duration")
+                        path: path,
+                        "the file has no notes to say where the beats end, and the audio's duration is unknown: pass --duration"
+                    )
                 }
                 duration = end
                 first = 0
@@ -247,7 +255,9 @@ public struct StepManiaFormat: BeatMapConverter {
                 while last >= first && engine.noteTime(ofBeat: last) > end { last -= 1 }
             }
             first = max(first, 0)
-            guard last - first < 10_000_000 else { throw InterchangeError(path: path, "the tempo map gives over ten million beats") }
+            guard last - first < 10_000_000 else {
+                throw InterchangeError(path: path, "the tempo map gives over ten million beats")
+            }
             var beat = first
             while beat <= last {
                 let time = engine.noteTime(ofBeat: beat)
@@ -271,8 +281,10 @@ public struct StepManiaFormat: BeatMapConverter {
     static func noteBeats(_ notes: String, line: Int, path: String) throws(InterchangeError) -> [Double] {
         var beats: [Double] = []
         for (measureIndex, measure) in notes.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
-            let rows = measure.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }
+            let rows = measure.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            .filter { !$0.isEmpty }
             guard !rows.isEmpty else { continue }
             for (rowIndex, row) in rows.enumerated() where row.contains(where: { "124L".contains($0) }) {
                 beats.append(Double(measureIndex) * 4 + 4 * Double(rowIndex) / Double(rows.count))
@@ -288,11 +300,14 @@ public struct StepManiaFormat: BeatMapConverter {
         let delays: [(beat: Double, seconds: Double)]
 
         init(_ timing: Timing, path: String) throws(InterchangeError) {
-            guard let bpms = timing.bpms else { throw InterchangeError(path: path, "no #BPMS tag: the file has no tempo") }
+            guard let bpms = timing.bpms else {
+                throw InterchangeError(path: path, "no #BPMS tag: the file has no tempo")
+            }
             var offset = 0.0
             if let tag = timing.offset {
                 guard let value = FormatSupport.number(tag.value) else {
-                    throw InterchangeError(path: path, line: tag.line, "#OFFSET: '\(tag.value)' is not a number of seconds")
+                    throw InterchangeError(
+                        path: path, line: tag.line, "#OFFSET: '\(tag.value)' is not a number of seconds")
                 }
                 offset = value
             }
@@ -304,10 +319,13 @@ public struct StepManiaFormat: BeatMapConverter {
             if let bad = changes.first(where: { !($0.value > 0) }) {
                 throw InterchangeError(
                     path: path, line: bpms.line,
-                    "#BPMS: BPM \(NumberFormatting.decimal(bad.value)) at beat \(bad.beat) is not positive (not supported)")
+                    "#BPMS: BPM \(NumberFormatting.decimal(bad.value)) at beat \(bad.beat) is not positive (not supported)"
+                )
             }
             let sorted = changes.sorted { $0.beat < $1.beat }
-            guard let timeline = TempoTimeline(changes: sorted.map { ($0.beat, 60 / $0.value) }, beat0: 0, time0: -offset) else {
+            guard
+                let timeline = TempoTimeline(changes: sorted.map { ($0.beat, 60 / $0.value) }, beat0: 0, time0: -offset)
+            else {
                 throw InterchangeError(path: path, line: bpms.line, "#BPMS cannot be used")
             }
             self.timeline = timeline
@@ -315,20 +333,25 @@ public struct StepManiaFormat: BeatMapConverter {
                 try timing.stops.map { tag throws(InterchangeError) in try Self.pairs(tag, tag: "STOPS", path: path) }?
                 .map { ($0.beat, $0.value) }.sorted { $0.beat < $1.beat } ?? []
             delays =
-                try timing.delays.map { tag throws(InterchangeError) in try Self.pairs(tag, tag: "DELAYS", path: path) }?
+                try timing.delays.map { tag throws(InterchangeError) in try Self.pairs(tag, tag: "DELAYS", path: path)
+                }?
                 .map { ($0.beat, $0.value) }.sorted { $0.beat < $1.beat } ?? []
         }
 
         /// `beat=value` pairs, comma-separated.
-        static func pairs(_ tag: (value: String, line: Int), tag name: String, path: String) throws(InterchangeError) -> [(
-            beat: Double, value: Double
-        )] {
+        static func pairs(_ tag: (value: String, line: Int), tag name: String, path: String) throws(InterchangeError)
+            -> [(
+                beat: Double, value: Double
+            )]
+        {
             var pairs: [(Double, Double)] = []
             for entry in tag.value.split(separator: ",") {
                 let trimmed = entry.trimmingCharacters(in: .whitespacesAndNewlines)
                 if trimmed.isEmpty { continue }
                 let parts = trimmed.split(separator: "=")
-                guard parts.count >= 2, let beat = FormatSupport.number(parts[0]), let value = FormatSupport.number(parts[1]) else {
+                guard parts.count >= 2, let beat = FormatSupport.number(parts[0]),
+                    let value = FormatSupport.number(parts[1])
+                else {
                     throw InterchangeError(path: path, line: tag.line, "#\(name): '\(trimmed)' is not beat=value")
                 }
                 pairs.append((beat, value))
@@ -378,7 +401,8 @@ enum MSDParser {
                 let tagLine = line
                 index += 1
                 var name = ""
-                while index < scalars.count && scalars[index] != ":" && scalars[index] != ";" && scalars[index] != "\n" {
+                while index < scalars.count && scalars[index] != ":" && scalars[index] != ";" && scalars[index] != "\n"
+                {
                     name.unicodeScalars.append(scalars[index])
                     index += 1
                 }
@@ -418,7 +442,8 @@ enum MSDParser {
                 } else if index < scalars.count && scalars[index] == ";" {
                     index += 1
                 }
-                tags.append(MSDTag(name: name.trimmingCharacters(in: .whitespaces).uppercased(), value: value, line: tagLine))
+                tags.append(
+                    MSDTag(name: name.trimmingCharacters(in: .whitespaces).uppercased(), value: value, line: tagLine))
             } else {
                 index += 1
             }

@@ -32,7 +32,8 @@ public struct SwiftSourceFormat: BeatMapConverter {
         guard SwiftIdentifiers.isValid(typeName, dotted: dotted) else {
             throw InterchangeError(
                 path: nil,
-                "'\(typeName)' is not a usable Swift type name" + (dotted ? "" : " (a dotted name needs --swift-declaration extension)"))
+                "'\(typeName)' is not a usable Swift type name"
+                    + (dotted ? "" : " (a dotted name needs --swift-declaration extension)"))
         }
         guard SwiftIdentifiers.isValid(property, dotted: false) else {
             throw InterchangeError(path: nil, "'\(property)' is not a usable Swift property name")
@@ -41,7 +42,9 @@ public struct SwiftSourceFormat: BeatMapConverter {
         switch options.swiftAccessLevel {
         case nil, "", "internal": access = ""
         case "public", "package", "fileprivate": access = (options.swiftAccessLevel ?? "") + " "
-        case let other?: throw InterchangeError(path: nil, "access level '\(other)' is not one of public, package, internal, fileprivate")
+        case let other?:
+            throw InterchangeError(
+                path: nil, "access level '\(other)' is not one of public, package, internal, fileprivate")
         }
 
         let segments = map.tempo ?? []
@@ -54,16 +57,20 @@ public struct SwiftSourceFormat: BeatMapConverter {
         out += "; audio \(FormatSupport.seconds(map.audio.duration)) s.\n\n"
         out += "import Foundation\n\n"
         out += (dotted ? "extension " : "\(access)enum ") + typeName + " {\n"
-        out += "    /// Tempo in beats per minute" + (segments.count > 1 ? " at the start (see `\(property)TempoChanges`)" : "")
+        out +=
+            "    /// Tempo in beats per minute"
+            + (segments.count > 1 ? " at the start (see `\(property)TempoChanges`)" : "")
         out += bpm == nil ? "; 0 when unknown.\n" : ".\n"
         out += "    \(access)static let \(property)BPM: Double = \(NumberFormatting.decimal(bpm ?? 0))\n"
         out += "    /// Duration of the audio in seconds.\n"
-        out += "    \(access)static let \(property)Duration: TimeInterval = \(NumberFormatting.decimal(map.audio.duration))\n"
+        out +=
+            "    \(access)static let \(property)Duration: TimeInterval = \(NumberFormatting.decimal(map.audio.duration))\n"
         if segments.count > 1 {
             out += "    /// Tempo changes: from `time` (seconds) on, `bpm` beats per minute.\n"
             out += "    \(access)static let \(property)TempoChanges: [(time: TimeInterval, bpm: Double)] = [\n"
             for segment in segments {
-                out += "        (time: \(NumberFormatting.decimal(segment.time)), bpm: \(NumberFormatting.decimal(segment.bpm))),\n"
+                out +=
+                    "        (time: \(NumberFormatting.decimal(segment.time)), bpm: \(NumberFormatting.decimal(segment.bpm))),\n"
             }
             out += "    ]\n"
         }
@@ -97,13 +104,15 @@ public struct SwiftSourceFormat: BeatMapConverter {
         let path = url.path
         guard let (name, beatsStart) = source.findArray(property: propertyName, elementType: "TimeInterval") else {
             let wanted =
-                propertyName.map { "`static let \($0): [TimeInterval] = [...]`" } ?? "a `static let NAME: [TimeInterval] = [...]` declaration"
+                propertyName.map { "`static let \($0): [TimeInterval] = [...]`" }
+                ?? "a `static let NAME: [TimeInterval] = [...]` declaration"
             throw InterchangeError(path: path, "no \(wanted) found")
         }
         var beats: [TimeInterval] = []
         for element in try source.arrayElements(from: beatsStart, path: path) {
             guard let value = SwiftSourceScanner.floatLiteral(element.text) else {
-                throw InterchangeError(path: path, line: element.line, "'\(element.text)' in \(name) is not a number literal")
+                throw InterchangeError(
+                    path: path, line: element.line, "'\(element.text)' in \(name) is not a number literal")
             }
             beats.append(value)
         }
@@ -111,7 +120,8 @@ public struct SwiftSourceFormat: BeatMapConverter {
         var fileDuration: Double?
         if let (_, literal) = source.findScalar(property: name + "Duration") {
             guard let value = SwiftSourceScanner.floatLiteral(literal.text) else {
-                throw InterchangeError(path: path, line: literal.line, "\(name)Duration: '\(literal.text)' is not a number literal")
+                throw InterchangeError(
+                    path: path, line: literal.line, "\(name)Duration: '\(literal.text)' is not a number literal")
             }
             fileDuration = value
         }
@@ -120,14 +130,16 @@ public struct SwiftSourceFormat: BeatMapConverter {
             var segments: [TempoSegment] = []
             for element in try source.arrayElements(from: changesStart, path: path) {
                 guard let segment = SwiftSourceScanner.tempoTuple(element.text) else {
-                    throw InterchangeError(path: path, line: element.line, "'\(element.text)' is not a (time: …, bpm: …) tuple")
+                    throw InterchangeError(
+                        path: path, line: element.line, "'\(element.text)' is not a (time: …, bpm: …) tuple")
                 }
                 segments.append(segment)
             }
             tempo = segments
         } else if let (_, literal) = source.findScalar(property: name + "BPM") {
             guard let bpm = SwiftSourceScanner.floatLiteral(literal.text) else {
-                throw InterchangeError(path: path, line: literal.line, "\(name)BPM: '\(literal.text)' is not a number literal")
+                throw InterchangeError(
+                    path: path, line: literal.line, "\(name)BPM: '\(literal.text)' is not a number literal")
             }
             if bpm > 0, let first = beats.first { tempo = [TempoSegment(time: first, bpm: bpm)] }
         }
@@ -146,7 +158,8 @@ enum SwiftIdentifiers {
     static let keywords: Set<String> = [
         "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
         "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows", "static",
-        "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer", "do", "else",
+        "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer", "do",
+        "else",
         "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where", "while", "Any", "as",
         "await", "false", "is", "nil", "self", "Self", "super", "throws", "true", "try", "_", "package",
     ]
@@ -156,10 +169,13 @@ enum SwiftIdentifiers {
     static func isValid(_ name: String, dotted: Bool) -> Bool {
         let parts = dotted ? name.split(separator: ".", omittingEmptySubsequences: false).map(String.init) : [name]
         return parts.allSatisfy { part in
-            guard let first = part.unicodeScalars.first, !keywords.contains(part), part.utf8.count <= 200 else { return false }
+            guard let first = part.unicodeScalars.first, !keywords.contains(part), part.utf8.count <= 200 else {
+                return false
+            }
             let letters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
             let digits = CharacterSet(charactersIn: "0123456789")
-            return letters.contains(first) && part.unicodeScalars.allSatisfy { letters.contains($0) || digits.contains($0) }
+            return letters.contains(first)
+                && part.unicodeScalars.allSatisfy { letters.contains($0) || digits.contains($0) }
         }
     }
 }
@@ -242,7 +258,9 @@ struct SwiftSourceScanner {
     private func expect(_ text: String, _ index: inout Int) -> Bool {
         skipSpaces(&index)
         let scalars = Array(text.unicodeScalars)
-        guard index + scalars.count <= code.count, Array(code[index..<index + scalars.count]) == scalars else { return false }
+        guard index + scalars.count <= code.count, Array(code[index..<index + scalars.count]) == scalars else {
+            return false
+        }
         index += scalars.count
         return true
     }
@@ -288,12 +306,15 @@ struct SwiftSourceScanner {
         while let found = nextLet(from: index) {
             index = found.after
             var cursor = found.after
-            guard identifier(&cursor) == property, expect(":", &cursor), let type = identifier(&cursor), expect("=", &cursor) else {
+            guard identifier(&cursor) == property, expect(":", &cursor), let type = identifier(&cursor),
+                expect("=", &cursor)
+            else {
                 continue
             }
             skipSpaces(&cursor)
             let start = cursor
-            while cursor < code.count && !CharacterSet.whitespacesAndNewlines.contains(code[cursor]) && code[cursor] != "}"
+            while cursor < code.count && !CharacterSet.whitespacesAndNewlines.contains(code[cursor])
+                && code[cursor] != "}"
                 && code[cursor] != ";"
             {
                 cursor += 1
@@ -348,7 +369,9 @@ struct SwiftSourceScanner {
                 flush()
                 currentStart = index + 1
             } else {
-                if current.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && !CharacterSet.whitespacesAndNewlines.contains(scalar) {
+                if current.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                    && !CharacterSet.whitespacesAndNewlines.contains(scalar)
+                {
                     elementLine = lineNumber
                 }
                 current.unicodeScalars.append(scalar)
@@ -372,7 +395,9 @@ struct SwiftSourceScanner {
         var time: Double?
         var bpm: Double?
         for part in inner.split(separator: ",") {
-            let pair = part.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            let pair = part.split(separator: ":", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
             guard pair.count == 2, let value = floatLiteral(pair[1]) else { return nil }
             switch pair[0] {
             case "time": time = value

@@ -17,7 +17,9 @@ struct TempoTimeline: Sendable {
     /// A timeline from tempo changes `(beat, seconds per beat)` sorted by beat, with `beat0` at `time0`.
     /// Beats before the first change follow the first tempo.
     init?(changes: [(beat: Double, secondsPerBeat: Double)], beat0: Double, time0: Double) {
-        guard !changes.isEmpty, changes.allSatisfy({ $0.secondsPerBeat > 0 && $0.secondsPerBeat.isFinite }) else { return nil }
+        guard !changes.isEmpty, changes.allSatisfy({ $0.secondsPerBeat > 0 && $0.secondsPerBeat.isFinite }) else {
+            return nil
+        }
         var raw: [Breakpoint] = []
         var time = 0.0
         for (index, change) in changes.enumerated() {
@@ -33,7 +35,9 @@ struct TempoTimeline: Sendable {
 
     /// A timeline through explicit breakpoints (sorted by beat).
     init?(points: [Breakpoint]) {
-        guard !points.isEmpty, points.allSatisfy({ $0.secondsPerBeat > 0 && $0.secondsPerBeat.isFinite }) else { return nil }
+        guard !points.isEmpty, points.allSatisfy({ $0.secondsPerBeat > 0 && $0.secondsPerBeat.isFinite }) else {
+            return nil
+        }
         self.points = points
     }
 
@@ -67,7 +71,9 @@ struct TempoTimeline: Sendable {
 
     /// Tempo segments of a beat map: one per tempo change, anchored at the change's first whole beat when
     /// that beat lies inside the change's stretch (else at the change itself). Equal neighbours merge.
-    func segments(timeOfBeat: ((Double) -> Double)? = nil, beatsPerBar: (Double) -> Int? = { _ in nil }) -> [TempoSegment] {
+    func segments(timeOfBeat: ((Double) -> Double)? = nil, beatsPerBar: (Double) -> Int? = { _ in nil })
+        -> [TempoSegment]
+    {
         var segments: [TempoSegment] = []
         for (index, point) in points.enumerated() {
             let bpm = 60 / point.secondsPerBeat
@@ -77,7 +83,8 @@ struct TempoTimeline: Sendable {
             let end = index + 1 < points.count ? points[index + 1].beat : Double.infinity
             let anchorBeat = whole < end ? whole : point.beat
             let anchor = timeOfBeat?(anchorBeat) ?? point.time + (anchorBeat - point.beat) * point.secondsPerBeat
-            segments.append(TempoSegment(time: NumberFormatting.roundedToMicroseconds(anchor), bpm: bpm, beatsPerBar: perBar))
+            segments.append(
+                TempoSegment(time: NumberFormatting.roundedToMicroseconds(anchor), bpm: bpm, beatsPerBar: perBar))
         }
         return segments
     }

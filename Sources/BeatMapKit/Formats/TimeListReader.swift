@@ -8,7 +8,8 @@ enum TimeListReader {
     /// starting with one of `commentPrefixes` are skipped; a first line whose first field is not a number
     /// is skipped as a header when `allowHeader`.
     static func times(
-        in text: String, path: String, separators: Set<Character>, commentPrefixes: [String], allowHeader: Bool, what: String
+        in text: String, path: String, separators: Set<Character>, commentPrefixes: [String], allowHeader: Bool,
+        what: String
     ) throws(InterchangeError) -> [TimeInterval] {
         var times: [TimeInterval] = []
         var sawContent = false
@@ -16,7 +17,8 @@ enum TimeListReader {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || commentPrefixes.contains(where: { line.hasPrefix($0) }) { continue }
             let field =
-                line.split(maxSplits: 1, omittingEmptySubsequences: true, whereSeparator: { separators.contains($0) }).first
+                line.split(maxSplits: 1, omittingEmptySubsequences: true, whereSeparator: { separators.contains($0) })
+                .first
                 .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             guard let time = FormatSupport.number(field) else {
                 if allowHeader && !sawContent {
@@ -39,13 +41,15 @@ enum TimeListReader {
 
     /// The map an import of plain times gives.
     static func map(
-        _ times: [TimeInterval], format: InterchangeFormat, url: URL, options: ImportOptions, fileDuration: TimeInterval? = nil
+        _ times: [TimeInterval], format: InterchangeFormat, url: URL, options: ImportOptions,
+        fileDuration: TimeInterval? = nil
     ) throws(InterchangeError) -> ImportedMap {
         var notes: [String] = []
         let duration = try FormatSupport.duration(
             fromFile: fileDuration, audioPath: nil, source: url, beats: times.sorted(), options: options, notes: &notes)
         let map = BeatMap(
-            audio: AudioReference(duration: duration), beats: times, analysis: FormatSupport.analysis(format: format, source: url))
+            audio: AudioReference(duration: duration), beats: times,
+            analysis: FormatSupport.analysis(format: format, source: url))
         return ImportedMap(map: map, notes: notes)
     }
 }

@@ -93,7 +93,8 @@ public struct BeatMapSummary: Sendable, Equatable {
         maximumInterval = intervals.last
         if !intervals.isEmpty {
             let middle = intervals.count / 2
-            medianInterval = intervals.count % 2 == 1 ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
+            medianInterval =
+                intervals.count % 2 == 1 ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
         }
 
         var segments = (map.tempo ?? []).filter { $0.time.isFinite && $0.bpm.isFinite }.sorted { $0.time < $1.time }
@@ -103,8 +104,11 @@ public struct BeatMapSummary: Sendable, Equatable {
         tempo = segments.enumerated().map { index, segment in
             let from = index == 0 ? 0 : segment.time
             let to = index + 1 < segments.count ? segments[index + 1].time : max(end, from)
-            let count = finite.count { $0 >= (index == 0 ? -Double.infinity : from) && (index + 1 < segments.count ? $0 < to : true) }
-            return TempoStretch(bpm: segment.bpm, from: from, to: to, beatsPerBar: segment.beatsPerBar, beatCount: count)
+            let count = finite.count {
+                $0 >= (index == 0 ? -Double.infinity : from) && (index + 1 < segments.count ? $0 < to : true)
+            }
+            return TempoStretch(
+                bpm: segment.bpm, from: from, to: to, beatsPerBar: segment.beatsPerBar, beatCount: count)
         }
 
         notes = report.notes
@@ -127,6 +131,20 @@ public struct BeatMapSummary: Sendable, Equatable {
         var text = (negative ? "-" : "") + "\(minutes):" + String(format: "%02d", rest / 1000)
         if rest % 1000 != 0 { text += String(format: ".%03d", rest % 1000) }
         return text
+    }
+
+    /// Seconds from `90`, `90.5`, `1:30` or `1:30.5` (minutes:seconds), or `nil`.
+    public static func parseClock(_ text: String) -> Double? {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1: return FormatSupport.number(parts[0]).flatMap { $0 >= 0 ? $0 : nil }
+        case 2:
+            guard let minutes = Int(parts[0]), minutes >= 0, let seconds = FormatSupport.number(parts[1]), seconds >= 0,
+                seconds < 60, !parts[1].hasPrefix("-"), !parts[1].hasPrefix("+")
+            else { return nil }
+            return Double(minutes) * 60 + seconds
+        default: return nil
+        }
     }
 
     private static func bpm(_ value: Double) -> String { FormatSupport.decimal(value, digits: 3) + " BPM" }
@@ -167,12 +185,18 @@ public struct BeatMapSummary: Sendable, Equatable {
                 ))
         }
         if let minimumInterval, let medianInterval, let maximumInterval {
-            lines.append(("intervals", "min \(Self.ms(minimumInterval)), median \(Self.ms(medianInterval)), max \(Self.ms(maximumInterval))"))
+            lines.append(
+                (
+                    "intervals",
+                    "min \(Self.ms(minimumInterval)), median \(Self.ms(medianInterval)), max \(Self.ms(maximumInterval))"
+                ))
         }
         lines.append(("verdict", verdict.line))
         for note in notes { lines.append(("note", note)) }
         var out = path + "\n"
-        for (key, value) in lines { out += "  " + key.padding(toLength: 11, withPad: " ", startingAt: 0) + value + "\n" }
+        for (key, value) in lines {
+            out += "  " + key.padding(toLength: 11, withPad: " ", startingAt: 0) + value + "\n"
+        }
         return out
     }
 
@@ -200,21 +224,26 @@ public struct BeatMapSummary: Sendable, Equatable {
                 ("tempo", .object(JSONObject([("inferred", .bool(tempoIsInferred)), ("segments", .array(segments))]))),
                 (
                     "beats",
-                    .object(JSONObject([("count", .int(beatCount)), ("first", optional(firstBeat)), ("last", optional(lastBeat))]))
+                    .object(
+                        JSONObject([
+                            ("count", .int(beatCount)), ("first", optional(firstBeat)), ("last", optional(lastBeat)),
+                        ]))
                 ),
                 ("coverage", coverage.map { .double($0) } ?? .null),
                 (
                     "intervals",
                     .object(
                         JSONObject([
-                            ("min", optional(minimumInterval)), ("median", optional(medianInterval)), ("max", optional(maximumInterval)),
+                            ("min", optional(minimumInterval)), ("median", optional(medianInterval)),
+                            ("max", optional(maximumInterval)),
                         ]))
                 ),
                 (
                     "verdict",
                     .object(
                         JSONObject([
-                            ("valid", .bool(verdict.errors == 0)), ("errors", .int(verdict.errors)), ("warnings", .int(verdict.warnings)),
+                            ("valid", .bool(verdict.errors == 0)), ("errors", .int(verdict.errors)),
+                            ("warnings", .int(verdict.warnings)),
                             ("rules", .object(rules)), ("summary", .string(verdict.line)),
                         ]))
                 ),
