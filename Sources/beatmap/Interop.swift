@@ -27,10 +27,12 @@ struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert a beat map for a game, an editor or a research tool.",
         discussion: """
-            Formats: swift, sm, ssc, osu, beatsaber (a folder), audacity, sonic-visualiser, jams, csv, txt.
-            Without -o the file is printed. StepMania, osu! and Beat Saber store a tempo map, which is fitted
-            through the beats (each beat moves at most --fit-tolerance-ms, plus 0.5 ms for osu!'s whole
-            milliseconds). See docs/interop.md for what each format keeps.
+            Formats: swift, sm, ssc, osu, beatsaber (a folder), audacity, sonic-visualiser, jams, csv, txt. \
+            Without -o the result is printed.
+
+            StepMania, osu! and Beat Saber store a tempo map, which is fitted through the beats: each beat \
+            moves at most --fit-tolerance-ms (plus up to 0.5 ms for osu!'s whole milliseconds). \
+            docs/interop.md says what each format keeps and loses.
             """
     )
 
@@ -66,7 +68,7 @@ struct Export: ParsableCommand {
     var title: String?
 
     @Option(
-        name: .customLong("fit-tolerance-ms"), help: "How far a beat may move when fitting a tempo map (default 0.25).")
+        name: .customLong("fit-tolerance-ms"), help: "How far a beat may move, in ms, when a tempo map is fitted.")
     var fitToleranceMs = 0.25
 
     func validate() throws {
@@ -106,9 +108,12 @@ struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Read beats or a tempo map from another format as a beat map.",
         discussion: """
-            Formats: swift, sm, ssc, osu, beatsaber (a map folder or its Info.dat), audacity, sonic-visualiser,
-            jams, csv, txt. Without -o the map is printed. The audio's duration comes from the file when it
-            has one, else --duration, else the audio file it names (measured), else it is estimated.
+            Formats: swift, sm, ssc, osu, beatsaber (a map folder or its Info.dat), audacity, \
+            sonic-visualiser, jams, csv, txt. Without -o the map is printed.
+
+            The audio's duration comes from the file when it stores it (swift, beatsaber, jams), else \
+            --duration, else the length of the audio file it names (measured), else it is estimated \
+            (with a warning).
             """
     )
 

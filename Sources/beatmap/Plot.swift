@@ -10,9 +10,10 @@ struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw a map's beats over its audio as SVG: waveform, onset strength, beats, bars, tempo, m:ss axis.",
         discussion: """
-            The audio is read in one streaming pass (a long track is never held in memory). Bar downbeats are
-            drawn red and numbered: bars follow the map's beats per bar from each tempo segment's start, or
-            bars of four from the first beat when the map does not say. --from/--to zoom in (seconds or m:ss).
+            The audio is read in one streaming pass: a long track is never held in memory. Bar downbeats \
+            are drawn red and numbered: bars follow the map's beats per bar from each tempo segment's \
+            start, or bars of four from the first beat when the map does not say. --from and --to zoom in \
+            (seconds or m:ss).
             """
     )
 
