@@ -154,12 +154,55 @@ def check_jams(binary, map_path, beats, duration, folder):
     check(f"import jams written by jams: {name}", worst(back["beats"], beats) <= 1e-6 and back["audio"]["duration"] == duration)
 
 
+STOPS_SIMFILE = """#TITLE:timing;
+#OFFSET:-0.1;
+#BPMS:0=120,4=60,8.5=180;
+#STOPS:2=0.5,6=0.25;
+#DELAYS:3=0.125;
+#NOTES:
+ dance-single:a:Beginner:1:0,0,0,0,0:
+1000
+0100
+0010
+0001
+,
+1000
+0100
+0010
+0001
+,
+1000
+0000
+0100
+0000
+0010
+0000
+0001
+0000
+;
+"""
+
+
+def check_stepmania_timing(binary, folder):
+    """Our import of #STOPS, #DELAYS and mid-beat BPM changes agrees with simfile's timing engine."""
+    path = os.path.join(folder, "timing.sm")
+    with open(path, "w") as handle:
+        handle.write(STOPS_SIMFILE)
+    sim = simfile.open(path)
+    chart = sim.charts[0]
+    expected = [float(timed.time) for timed in time_notes(NoteData(chart), TimingData(sim, chart))]
+    back = json.loads(run(binary, "import", path, "--beats", "notes", "--duration", "60"))
+    check("import sm with stops, delays and BPM changes: simfile's note times", worst(back["beats"], expected) <= 1e-6,
+          f"ours {back['beats']} simfile {expected}")
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
         return 2
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix="beatmap-interop-") as folder:
+        check_stepmania_timing(binary, folder)
         maps = sys.argv[2:] + synthetic_maps(folder)
         for map_path in maps:
             with open(map_path) as handle:

@@ -319,6 +319,34 @@ struct ImportErrorTests {
         #expect(error?.line == 5)
     }
 
+    @Test("absurd tempos are refused instead of hanging or exhausting memory")
+    func absurdTempos() throws {
+        let osu = try importing(
+            "osu file format v14\n[TimingPoints]\n-1e300,0.000000001,4,1,0,100,1,0\n[HitObjects]\n256,192,1000,1,0\n",
+            as: .osu, name: "x.osu")
+        #expect(osu?.message.contains("ten million") == true)
+        let sm = try importing("#OFFSET:0;\n#BPMS:0=1e300;\n", as: .sm, name: "x.sm")
+        #expect(sm?.message.contains("ten million") == true)
+    }
+
+    @Test("StepMania stops, delays and a BPM change between beats time the notes as StepMania does")
+    func stepManiaTiming() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("t.sm")
+        let text =
+            "#OFFSET:-0.1;\n#BPMS:0=120,4=60,4.5=240;\n#STOPS:2=0.5;\n#DELAYS:3=0.125;\n"
+            + "#NOTES:\n dance-single:a:Beginner:1:0,0,0,0,0:\n1000\n1000\n1000\n1000\n,\n1000\n0000\n1000\n0000\n;\n"
+        try Data(text.utf8).write(to: url)
+        let map = try StepManiaFormat(dialect: .sm).importMap(
+            from: url, options: ImportOptions(duration: 10, beats: .notes)
+        ).map
+        // Beat 0 at 0.1 s, 0.5 s per beat; the stop at beat 2 comes after its note, the delay at beat 3 before
+        // its note; beat 4 → 4.5 at 60 BPM (0.5 s), then 240 BPM (0.25 s per beat) to beat 6.
+        let expected = [0.1, 0.6, 1.1, 1.1 + 0.5 + 0.5 + 0.125, 2.225 + 0.5, 2.725 + 0.5 + 1.5 * 0.25]
+        #expect(largestDifference(map.beats, expected) < 1e-9)
+    }
+
     @Test("a time list line that is not a number")
     func badTime() throws {
         let error = try importing("0.5\n1.0\n1.5s\n", as: .txt, name: "beats.txt")

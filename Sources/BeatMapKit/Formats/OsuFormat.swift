@@ -189,15 +189,17 @@ public struct OsuFormat: BeatMapConverter {
                 let next = index + 1 < redLines.count ? redLines[index + 1].time : Double.infinity
                 // A beat within a tenth of a beat of the next timing point is that point's first beat.
                 let limit = min(next - red.beatLength * 0.1, end)
-                var k = 0.0
-                while true {
-                    let time = red.time + k * red.beatLength
-                    if time > limit { break }
-                    if time >= 0 { beats.append(time) }
+                // Whole beats k ≥ 0 of this section at or after 0 s and up to the limit.
+                let first = max(0, (-red.time / red.beatLength).rounded(.up))
+                let last = ((limit - red.time) / red.beatLength).rounded(.down)
+                guard last >= first else { continue }
+                guard last - first + Double(beats.count) < 10_000_000 else {
+                    throw InterchangeError(path: path, line: red.line, "the timing points give over ten million beats")
+                }
+                var k = first
+                while k <= last {
+                    beats.append(red.time + k * red.beatLength)
                     k += 1
-                    if beats.count > 10_000_000 {
-                        throw InterchangeError(path: path, "the timing points give over ten million beats")
-                    }
                 }
             }
         }

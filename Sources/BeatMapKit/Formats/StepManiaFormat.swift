@@ -298,6 +298,8 @@ public struct StepManiaFormat: BeatMapConverter {
         let timeline: TempoTimeline
         let stops: [(beat: Double, seconds: Double)]
         let delays: [(beat: Double, seconds: Double)]
+        let stopsBefore: [Double]
+        let delaysBefore: [Double]
 
         init(_ timing: Timing, path: String) throws(InterchangeError) {
             guard let bpms = timing.bpms else {
@@ -336,6 +338,8 @@ public struct StepManiaFormat: BeatMapConverter {
                 try timing.delays.map { tag throws(InterchangeError) in try Self.pairs(tag, tag: "DELAYS", path: path)
                 }?
                 .map { ($0.beat, $0.value) }.sorted { $0.beat < $1.beat } ?? []
+            stopsBefore = Self.prefixSums(stops)
+            delaysBefore = Self.prefixSums(delays)
         }
 
         /// `beat=value` pairs, comma-separated.
@@ -361,10 +365,35 @@ public struct StepManiaFormat: BeatMapConverter {
 
         /// When a note at `beat` is hit: stops at earlier beats and delays at this beat or earlier have passed.
         func noteTime(ofBeat beat: Double) -> Double {
-            var time = timeline.time(ofBeat: beat)
-            for stop in stops where stop.beat < beat - 1e-9 { time += stop.seconds }
-            for delay in delays where delay.beat <= beat + 1e-9 { time += delay.seconds }
-            return time
+            timeline.time(ofBeat: beat) + Self.total(stops, stopsBefore, upTo: beat - 1e-9, inclusive: false)
+                + Self.total(delays, delaysBefore, upTo: beat + 1e-9, inclusive: true)
+        }
+
+        /// Running sums: `sums[i]` is the pause of the first `i` entries.
+        static func prefixSums(_ pauses: [(beat: Double, seconds: Double)]) -> [Double] {
+            var sums = [0.0]
+            sums.reserveCapacity(pauses.count + 1)
+            for pause in pauses { sums.append(sums[sums.count - 1] + pause.seconds) }
+            return sums
+        }
+
+        /// The pause of the entries at beats below `limit` (or at it, when `inclusive`), by binary search.
+        static func total(
+            _ pauses: [(beat: Double, seconds: Double)], _ sums: [Double], upTo limit: Double, inclusive: Bool
+        )
+            -> Double
+        {
+            var low = 0
+            var high = pauses.count
+            while low < high {
+                let mid = (low + high) / 2
+                if inclusive ? pauses[mid].beat <= limit : pauses[mid].beat < limit {
+                    low = mid + 1
+                } else {
+                    high = mid
+                }
+            }
+            return sums[low]
         }
     }
 }
