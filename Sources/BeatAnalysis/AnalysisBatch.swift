@@ -66,9 +66,9 @@ public enum AudioFileFinder {
 
 /// One file of a batch: its audio and where its map goes.
 public struct AnalysisJob: Sendable, Equatable {
-    /// The audio file.
+    /// The audio file (its `relativePath` is the path as the user gave it).
     public var audio: URL
-    /// The map file to write.
+    /// The map file to write (its `relativePath` is the path as the user gave it).
     public var map: URL
 }
 
@@ -128,7 +128,7 @@ public struct AnalysisBatch: Sendable {
             let key = job.map.standardizedFileURL.path
             if let first = firstByMap[key] {
                 duplicates[index] =
-                    "\(job.audio.path): its map \(job.map.path) would overwrite the map of \(jobs[first].audio.path); use -o or rename one"
+                    "\(job.audio.relativePath): its map \(job.map.relativePath) would overwrite the map of \(jobs[first].audio.relativePath); use -o or rename one"
             } else {
                 firstByMap[key] = index
             }
@@ -171,8 +171,16 @@ public struct AnalysisBatch: Sendable {
         }
     }
 
-    /// Analyses one file and writes its map.
+    /// Analyses one file and writes its map; messages name the files as the user gave them.
     func process(_ job: AnalysisJob, progress: @escaping @Sendable (Double) -> Void) -> AnalysisOutcome {
+        let outcome = analyseAndWrite(job, progress: progress)
+        guard case .failed(let message) = outcome else { return outcome }
+        return .failed(
+            message.replacingOccurrences(of: job.audio.path, with: job.audio.relativePath)
+                .replacingOccurrences(of: job.map.path, with: job.map.relativePath))
+    }
+
+    func analyseAndWrite(_ job: AnalysisJob, progress: @escaping @Sendable (Double) -> Void) -> AnalysisOutcome {
         if !overwrite, FileManager.default.fileExists(atPath: job.map.path) {
             return .failed("\(job.map.path) already exists (use --force to overwrite it)")
         }

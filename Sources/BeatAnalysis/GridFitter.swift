@@ -77,6 +77,8 @@ public enum GridFitError: Error, Sendable, Equatable {
     case tooFewOnsets(Int)
     /// No periodicity in the tempo range.
     case noPeriodicity
+    /// The best grid's points are barely stronger than the rest of the audio.
+    case noRegularBeat(score: Double)
     /// `free` mode without aubio tracker beats, or too few of them.
     case tooFewTrackerBeats(Int)
 
@@ -85,6 +87,9 @@ public enum GridFitError: Error, Sendable, Equatable {
         switch self {
         case .tooFewOnsets(let count): return "only \(count) onsets found; the audio has no regular beat"
         case .noPeriodicity: return "no periodicity between the tempo limits"
+        case .noRegularBeat(let score):
+            return
+                "no regular beat: onsets on the best grid are only \(String(format: "%.1f", score))× as strong as elsewhere (noise, a drone or speech?); use --bpm to force a tempo"
         case .tooFewTrackerBeats(let count): return "aubio's beat tracker found only \(count) beats"
         }
     }
@@ -145,6 +150,12 @@ public struct GridFitter: Sendable {
         let fittedSegments = layOut(segments, novelty: novelty, span: span, duration: duration)
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
+        // Noise and steady sounds have onsets everywhere or nowhere: the best grid's points are then
+        // barely stronger than the rest (music scores 9 and more on the corpus; noise 1.7, a tone 2.4).
+        let score = segments[0].score
+        if options.forcedBPM == nil, score < 2 || (score < 3 && confidence < 0.5) {
+            throw .noRegularBeat(score: score)
+        }
         let method: String
         if options.forcedBPM != nil {
             method = "forced-bpm"
@@ -329,26 +340,39 @@ public struct GridFitter: Sendable {
         return (grid, chosenScore, alternatives)
     }
 
-    /// The metric level for `start` (see ``fitSegment(novelty:matcher:span:seed:)``).
+    /// The metric level for `start`, by the metrical hierarchy seen in the onsets. At the beat level of
+    /// popular music the beats alternate between different accents (kick and snare) and the off-beats
+    /// are weaker; a level that is too slow has beats that all look alike (every other true beat) and
+    /// strong off-beats (the back-beat); a level that is too fast has an empty level below it. So:
+    /// double the tempo when the beats' two parities are alike (≥ 0.95) and the off-beats reach 40 % of
+    /// the beats, or when the off-beats reach 75 %; halve it when every other beat is nearly empty
+    /// (< 30 % of the others) or when nothing lies between the beats and the parities differ (< 70 %).
+    /// The tempo hint bounds both. A ternary level (⅔, 3⁄2) replaces the beat only when its points
+    /// clearly outscore the beats'.
     func chooseLevel(_ start: Grid, novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>) -> Grid {
         var grid = start
         func bpm(_ grid: Grid) -> Double { 60 / grid.period }
         let lowest = options.minimumBPM * 0.97
         let highest = options.maximumBPM * 1.03
+        var visited: [Double] = [bpm(grid)]
         for _ in 0..<3 {
             let beats = novelty.levelGrid(grid, tempoFactor: 1, in: span).score
+            guard beats > 0 else { break }
             let half = novelty.levelGrid(grid, tempoFactor: 0.5, in: span)
             let double = novelty.levelGrid(grid, tempoFactor: 2, in: span)
-            let strongParity = half.score
-            let weakParity = max(0, 2 * beats - strongParity)
-            let offBeats = max(0, 2 * double.score - beats)
-            if bpm(grid) > highest || (weakParity < 0.5 * strongParity && bpm(half.grid) >= lowest) {
-                grid = refine(half.grid, over: span, matcher: matcher, fixedPeriod: false)
-            } else if bpm(grid) < lowest || (offBeats >= 0.75 * beats && bpm(double.grid) <= highest) {
-                grid = refine(double.grid, over: span, matcher: matcher, fixedPeriod: false)
-            } else {
-                break
+            let parity = half.score > 0 ? max(0, 2 * beats - half.score) / half.score : 0
+            let offBeats = max(0, 2 * double.score - beats) / beats
+            let halve = parity < 0.3 || (offBeats < 0.1 && parity < 0.7)
+            let doubled = (parity >= 0.95 && offBeats >= 0.4) || offBeats >= 0.75
+            var next: Grid?
+            if bpm(grid) > highest || (halve && bpm(half.grid) >= lowest) {
+                next = half.grid
+            } else if bpm(grid) < lowest || (doubled && bpm(double.grid) <= highest) {
+                next = double.grid
             }
+            guard let candidate = next, !visited.contains(where: { abs(log($0 / bpm(candidate))) < 0.05 }) else { break }
+            grid = refine(candidate, over: span, matcher: matcher, fixedPeriod: false)
+            visited.append(bpm(grid))
         }
         let beats = novelty.levelGrid(grid, tempoFactor: 1, in: span).score
         for factor in [1.5, 2.0 / 3.0] {

@@ -97,7 +97,7 @@ struct Analyze: AsyncParsableCommand {
         for (job, outcome) in zip(planned, outcomes) {
             switch outcome {
             case .written(let result):
-                text += "\(job.audio.path) → \(job.map.path): \(AnalysisSummary.describe(result))\n"
+                text += "\(job.audio.relativePath) → \(job.map.relativePath): \(AnalysisSummary.describe(result))\n"
                 entries.append(AnalysisSummary.json(job, result))
             case .failed(let message):
                 failed += 1
@@ -105,7 +105,8 @@ struct Analyze: AsyncParsableCommand {
                 entries.append(
                     .object(
                         JSONObject([
-                            ("audio", .string(job.audio.path)), ("map", .string(job.map.path)), ("status", .string("failed")),
+                            ("audio", .string(job.audio.relativePath)), ("map", .string(job.map.relativePath)),
+                            ("status", .string("failed")),
                             ("error", .string(message)),
                         ])))
             }
@@ -143,7 +144,8 @@ enum AnalysisSummary {
     static func json(_ job: AnalysisJob, _ result: AnalyzedBeatMap) -> JSONValue {
         let fit = result.fit
         var object = JSONObject([
-            ("audio", .string(job.audio.path)), ("map", .string(job.map.path)), ("status", .string("written")),
+            ("audio", .string(job.audio.relativePath)), ("map", .string(job.map.relativePath)),
+            ("status", .string("written")),
             ("method", .string(fit.method)), ("beats", .int(fit.beats.count)),
             ("confidence", .double(fit.confidence)), ("duration", .double(result.analysis.duration)),
         ])
