@@ -38,7 +38,8 @@ public struct BeatSchedule: Sendable, Equatable {
     public init(map: BeatMap) {
         let times = map.beats.filter(\.isFinite).sorted()
         self.times = times
-        let grid = (map.tempo?.filter { $0.time.isFinite && $0.bpm.isFinite && $0.bpm > 0 }).flatMap(TempoGrid.init(segments:))
+        let grid = (map.tempo?.filter { $0.time.isFinite && $0.bpm.isFinite && $0.bpm > 0 }).flatMap(
+            TempoGrid.init(segments:))
         var positions: [BarPosition] = []
         var accents: [Bool] = []
         var bpm: [Double] = []

@@ -43,7 +43,9 @@ public struct MapSaver: Sendable {
     public private(set) var backupURL: URL?
 
     /// A saver for `original`, read from `mapURL`.
-    public init(mapURL: URL, original: BeatMap, validator: Validator = Validator(audioInspector: SndfileAudioInspector())) {
+    public init(
+        mapURL: URL, original: BeatMap, validator: Validator = Validator(audioInspector: SndfileAudioInspector())
+    ) {
         self.mapURL = mapURL
         self.original = original
         self.validator = validator
@@ -81,7 +83,9 @@ public struct MapSaver: Sendable {
         var madeBackup: URL?
         if backupURL == nil, FileManager.default.fileExists(atPath: mapURL.path) {
             let current: Data
-            do { current = try Data(contentsOf: mapURL) } catch { throw .write("cannot read \(mapURL.path) to back it up") }
+            do { current = try Data(contentsOf: mapURL) } catch {
+                throw .write("cannot read \(mapURL.path) to back it up")
+            }
             var attempt = 1
             while true {
                 let candidate = URL(fileURLWithPath: mapURL.path + (attempt == 1 ? ".bak" : ".bak.\(attempt)"))

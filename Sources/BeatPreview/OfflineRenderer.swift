@@ -70,11 +70,14 @@ public struct PreviewMaterial: Sendable {
         }
         let clicks: ClickSound
         if let clickURL {
-            do { clicks = try ClickSound.sample(at: clickURL, sampleRate: track.sampleRate) } catch { throw .click(error) }
+            do { clicks = try ClickSound.sample(at: clickURL, sampleRate: track.sampleRate) } catch {
+                throw .click(error)
+            }
         } else {
             clicks = .synthesized(sampleRate: track.sampleRate)
         }
-        return PreviewMaterial(mapURL: mapURL, map: map, mixer: Mixer(track: track, schedule: BeatSchedule(map: map), clicks: clicks))
+        return PreviewMaterial(
+            mapURL: mapURL, map: map, mixer: Mixer(track: track, schedule: BeatSchedule(map: map), clicks: clicks))
     }
 
     /// A preview of `map` over an already prepared mixer's track and clicks.
@@ -105,7 +108,9 @@ public enum OfflineRenderer {
     /// The frames `[round(from × rate), round(to × rate))` of the track (`from` defaults to 0, `to`
     /// to the end of the track; a `to` past the end stops at the end).
     @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
-    public static func frameSpan(of mixer: Mixer, from: TimeInterval?, to: TimeInterval?) throws(PreviewError) -> Range<Int> {
+    public static func frameSpan(of mixer: Mixer, from: TimeInterval?, to: TimeInterval?) throws(PreviewError) -> Range<
+        Int
+    > {
         mixer.track.waitUntilComplete()
         let total = mixer.track.availableFrames
         let duration = Double(total) / Double(mixer.sampleRate)
@@ -114,7 +119,8 @@ public enum OfflineRenderer {
         let start = Mixer.frame(of: from ?? 0, sampleRate: mixer.sampleRate)
         let end = min(to.map { Mixer.frame(of: $0, sampleRate: mixer.sampleRate) } ?? total, total)
         guard start < total else {
-            throw .span("--from \(from ?? 0) s is at or past the end of the audio (\(String(format: "%.3f", duration)) s)")
+            throw .span(
+                "--from \(from ?? 0) s is at or past the end of the audio (\(String(format: "%.3f", duration)) s)")
         }
         guard start < end else { throw .span("the span from \(from ?? 0) s to \(to ?? duration) s is empty") }
         return start..<end
@@ -131,11 +137,13 @@ public enum OfflineRenderer {
             var frame = span.lowerBound
             while frame < span.upperBound {
                 let count = min(block, span.upperBound - frame)
-                mixer.render(from: frame, frames: count, settings: settings, into: base + (frame - span.lowerBound) * channels)
+                mixer.render(
+                    from: frame, frames: count, settings: settings, into: base + (frame - span.lowerBound) * channels)
                 frame += count
             }
         }
-        return RenderedAudio(samples: samples, channels: channels, sampleRate: mixer.sampleRate, startFrame: span.lowerBound)
+        return RenderedAudio(
+            samples: samples, channels: channels, sampleRate: mixer.sampleRate, startFrame: span.lowerBound)
     }
 
     /// A WAV file of `audio` in `format` (little-endian RIFF; float files carry a `fact` chunk).

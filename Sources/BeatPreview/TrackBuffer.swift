@@ -74,7 +74,8 @@ public final class TrackBuffer: @unchecked Sendable {
     /// Opens `url` (errors in the header are thrown here) and decodes it on a background thread.
     /// Returns once `leadSeconds` of audio (or the whole file, if shorter) are available, so playback
     /// can start while the rest is decoded ahead of it.
-    public static func decodeAhead(_ url: URL, leadSeconds: TimeInterval = 0.5) throws(AudioDecodeError) -> TrackBuffer {
+    public static func decodeAhead(_ url: URL, leadSeconds: TimeInterval = 0.5) throws(AudioDecodeError) -> TrackBuffer
+    {
         let reader = try AudioFileReader(url: url)
         let track = TrackBuffer(path: url.path, sampleRate: reader.sampleRate, sourceChannels: reader.channels)
         let box = ReaderBox(reader)

@@ -33,7 +33,9 @@ struct Preview: ParsableCommand {
     @Option(help: ArgumentHelp("Output device: part of its name (default: the system default).", valueName: "name"))
     var device: String?
 
-    @Option(name: .customLong("buffer-frames"), help: ArgumentHelp("Frames per audio callback (default 256).", valueName: "n"))
+    @Option(
+        name: .customLong("buffer-frames"),
+        help: ArgumentHelp("Frames per audio callback (default 256).", valueName: "n"))
     var bufferFrames = 256
 
     @Flag(help: "Show PortAudio/ALSA/JACK device messages and playback statistics.")
@@ -42,7 +44,9 @@ struct Preview: ParsableCommand {
     @OptionGroup var mix: MixOptions
 
     func validate() throws {
-        guard (16...8192).contains(bufferFrames) else { throw ValidationError("--buffer-frames must be from 16 to 8192") }
+        guard (16...8192).contains(bufferFrames) else {
+            throw ValidationError("--buffer-frames must be from 16 to 8192")
+        }
         if let from, !(from.isFinite && from >= 0) { throw ValidationError("--from must be a time ≥ 0 in seconds") }
         if let to, !(to.isFinite && to > (from ?? 0)) { throw ValidationError("--to must be a time after --from") }
     }
@@ -75,7 +79,9 @@ struct Preview: ParsableCommand {
             let hint = "To listen without an audio device, render a file: beatmap render \(audio) \(map) -o preview.wav"
             let player = try PreviewPlayer(
                 material: material, settings: mix.settings(),
-                options: .init(deviceName: device, framesPerBuffer: bufferFrames, verbose: verbose, startedAt: started, offlineHint: hint))
+                options: .init(
+                    deviceName: device, framesPerBuffer: bufferFrames, verbose: verbose, startedAt: started,
+                    offlineHint: hint))
             defer { player.close() }
             if !interactive {
                 if let from, from >= player.duration, material.mixer.track.isComplete {
@@ -89,7 +95,9 @@ struct Preview: ParsableCommand {
                 report(player)
                 return
             }
-            guard let terminal = RawTerminal() else { throw PreviewError.device("cannot put the terminal in raw mode; use --no-ui") }
+            guard let terminal = RawTerminal() else {
+                throw PreviewError.device("cannot put the terminal in raw mode; use --no-ui")
+            }
             defer { terminal.restore() }
             player.play(from: from ?? 0)
             var transport = TerminalTransport(player: player, saver: MapSaver(mapURL: mapURL, original: material.map)) {

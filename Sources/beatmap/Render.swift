@@ -7,7 +7,9 @@ import Foundation
 
 /// The click and gain settings shared by `render` and `preview`.
 struct MixOptions: ParsableArguments {
-    @Option(name: .customLong("click"), help: ArgumentHelp("A click sample to use instead of the built-in click.", valueName: "file"))
+    @Option(
+        name: .customLong("click"),
+        help: ArgumentHelp("A click sample to use instead of the built-in click.", valueName: "file"))
     var clickFile: String?
 
     @Option(name: .customLong("music-gain"), help: ArgumentHelp("Music level in dB (default -3).", valueName: "dB"))
@@ -17,7 +19,8 @@ struct MixOptions: ParsableArguments {
     var clickGain: Double = -3
 
     func validate() throws {
-        for (name, value) in [("--music-gain", musicGain), ("--click-gain", clickGain)] where !(value.isFinite && value <= 24) {
+        for (name, value) in [("--music-gain", musicGain), ("--click-gain", clickGain)]
+        where !(value.isFinite && value <= 24) {
             throw ValidationError("\(name) must be a number of dB no higher than 24")
         }
     }
@@ -26,7 +29,8 @@ struct MixOptions: ParsableArguments {
 
     func settings(musicMuted: Bool = false, clicksMuted: Bool = false) -> MixSettings {
         MixSettings(
-            musicGain: linearGain(decibels: musicGain), clickGain: linearGain(decibels: clickGain), musicMuted: musicMuted,
+            musicGain: linearGain(decibels: musicGain), clickGain: linearGain(decibels: clickGain),
+            musicMuted: musicMuted,
             clicksMuted: clicksMuted)
     }
 }
@@ -75,7 +79,9 @@ struct Render: ParsableCommand {
         }
         let outputURL = URL(fileURLWithPath: output)
         do {
-            if !force && FileManager.default.fileExists(atPath: outputURL.path) { throw PreviewError.exists(path: outputURL.path) }
+            if !force && FileManager.default.fileExists(atPath: outputURL.path) {
+                throw PreviewError.exists(path: outputURL.path)
+            }
             let material = try PreviewMaterial.load(
                 audio: URL(fileURLWithPath: audio), map: URL(fileURLWithPath: map), click: mix.clickURL)
             let rendered = try OfflineRenderer.write(

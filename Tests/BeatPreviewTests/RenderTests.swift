@@ -18,7 +18,8 @@ struct RenderTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let audio = folder.appendingPathComponent("silence.wav")
         let map = folder.appendingPathComponent("m.beatmap.json")
-        try TestAudio.writeWAV(audio, sampleRate: sampleRate, channels: channels, frames: Int(duration * Double(sampleRate)))
+        try TestAudio.writeWAV(
+            audio, sampleRate: sampleRate, channels: channels, frames: Int(duration * Double(sampleRate)))
         try TestAudio.writeMap(map, beats: beats, duration: duration, tempo: tempo)
         let material = try PreviewMaterial.load(audio: audio, map: map)
         let span = try OfflineRenderer.frameSpan(of: material.mixer, from: nil, to: nil)
@@ -29,14 +30,18 @@ struct RenderTests {
         "every click starts at its beat's frame round(t × rate) (±1) at 60–240 BPM and 22.05/44.1/48 kHz",
         arguments: [22_050, 44_100, 48_000], [60.0, 97.3, 128.0, 174.0, 240.0])
     func clicksOnFrames(sampleRate: Int, bpm: Double) throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let duration = 8.0
         let beats = TestAudio.beats(bpm: bpm, anchor: 0.123_456_7, duration: duration - 0.1)
         let (audio, _) = try renderOverSilence(beats: beats, sampleRate: sampleRate, duration: duration)
         let expected = beats.map { Int(($0 * Double(sampleRate)).rounded()) }
         let found = TestAudio.onsets(in: audio.samples, channels: audio.channels)
         #expect(found.count == expected.count)
-        for (onset, frame) in zip(found, expected) { #expect(abs(onset - frame) <= 1, "click at \(onset), beat frame \(frame)") }
+        for (onset, frame) in zip(found, expected) {
+            #expect(abs(onset - frame) <= 1, "click at \(onset), beat frame \(frame)")
+        }
         // Exactly on the frame: the sample before is silent and the beat's own frame sounds.
         for frame in expected {
             #expect(audio.samples[(frame - 1) * 2] == 0)
@@ -47,7 +52,9 @@ struct RenderTests {
 
     @Test("clicks land on their frames over music too (render minus the music-only render)")
     func clicksOverMusic() throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let folder = try TestAudio.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let rate = 44_100
@@ -70,7 +77,9 @@ struct RenderTests {
 
     @Test("bars' first beats get the accent when the map has beatsPerBar, and only then")
     func accents() throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let beats = TestAudio.beats(bpm: 120, anchor: 0.5, duration: 4.4)
         let tempo = [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 3)]
         let (withBars, mixer) = try renderOverSilence(beats: beats, sampleRate: 48_000, duration: 4.5, tempo: tempo)
@@ -88,17 +97,23 @@ struct RenderTests {
 
     @Test("gains in dB: −6 dB on the clicks halves them (within 0.3 %)")
     func gains() throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let beats = [1.0, 2.0]
-        let (loud, _) = try renderOverSilence(beats: beats, sampleRate: 44_100, duration: 3, settings: MixSettings(clickGain: linearGain(decibels: 0)))
-        let (soft, _) = try renderOverSilence(beats: beats, sampleRate: 44_100, duration: 3, settings: MixSettings(clickGain: linearGain(decibels: -6)))
+        let (loud, _) = try renderOverSilence(
+            beats: beats, sampleRate: 44_100, duration: 3, settings: MixSettings(clickGain: linearGain(decibels: 0)))
+        let (soft, _) = try renderOverSilence(
+            beats: beats, sampleRate: 44_100, duration: 3, settings: MixSettings(clickGain: linearGain(decibels: -6)))
         let ratio = soft.samples[44_100 * 2] / loud.samples[44_100 * 2]
         #expect(abs(ratio - 0.501) < 0.003)
     }
 
     @Test("full-scale music plus clicks never exceeds full scale; quiet passages are untouched")
     func noClipping() throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let folder = try TestAudio.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let rate = 22_050
@@ -125,7 +140,9 @@ struct RenderTests {
 
     @Test("a --from/--to span equals the same frames of the whole render")
     func span() throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let beats = TestAudio.beats(bpm: 133, anchor: 0.05, duration: 5.9)
         let (whole, mixer) = try renderOverSilence(beats: beats, sampleRate: 44_100, duration: 6)
         let span = try OfflineRenderer.frameSpan(of: mixer, from: 1.2345, to: 4.321)
@@ -139,7 +156,9 @@ struct RenderTests {
 
     @Test("WAV output decodes back to the same samples; the same input gives the same bytes")
     func wavRoundTrip() throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let folder = try TestAudio.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let beats = TestAudio.beats(bpm: 100, anchor: 0.2, duration: 2.9)
@@ -165,12 +184,16 @@ struct RenderTests {
 
     @Test("a user click sample replaces the built-in click and starts on the beat's frame")
     func userClick() throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let folder = try TestAudio.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let click = folder.appendingPathComponent("click.wav")
         // 5 ms of a falling ramp at 22.05 kHz, to be resampled to 44.1 kHz.
-        try TestAudio.writeWAV(click, sampleRate: 22_050, channels: 1, frames: 110) { frame, _ in 0.8 - Double(frame) * 0.007 }
+        try TestAudio.writeWAV(click, sampleRate: 22_050, channels: 1, frames: 110) { frame, _ in
+            0.8 - Double(frame) * 0.007
+        }
         let sound = try ClickSound.sample(at: click, sampleRate: 44_100)
         #expect(sound.accent.count == 220)
         #expect(abs(sound.accent[0] - 0.8) < 1e-3)
@@ -190,7 +213,9 @@ struct RenderTests {
 
     @Test("render writes atomically and refuses to overwrite without permission")
     func writeNoOverwrite() throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let folder = try TestAudio.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let audio = folder.appendingPathComponent("silence.wav")
@@ -208,7 +233,9 @@ struct RenderTests {
 
     @Test("a missing audio file or map is a clear error naming the file")
     func badInput() throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let folder = try TestAudio.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let mapURL = folder.appendingPathComponent("m.beatmap.json")
@@ -258,7 +285,9 @@ struct BeatScheduleTests {
 struct TrackBufferTests {
     @Test("decoding ahead yields the same frames as decoding first; more than 2 channels mix to mono")
     func decodeAhead() throws {
-        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else { Issue.record("needs Synchronization (macOS 15)"); return }
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)"); return
+        }
         let folder = try TestAudio.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("long.wav")
@@ -276,7 +305,9 @@ struct TrackBufferTests {
             #expect(ahead.sample(frame: frame, channel: 1) == whole.sample(frame: frame, channel: 1))
         }
         let multi = folder.appendingPathComponent("quad.wav")
-        try TestAudio.writeWAV(multi, sampleRate: 8_000, channels: 4, frames: 100) { _, channel in Double(channel) * 0.25 }
+        try TestAudio.writeWAV(multi, sampleRate: 8_000, channels: 4, frames: 100) { _, channel in
+            Double(channel) * 0.25
+        }
         let mixed = try TrackBuffer.decode(multi)
         #expect(mixed.channels == 1)
         #expect(abs(mixed.sample(frame: 50, channel: 0) - 0.375) < 1e-3)

@@ -11,11 +11,16 @@ struct TransportTests {
     @Test("keys and escape sequences decode to commands, split sequences included")
     func keys() {
         var decoder = TransportKeyDecoder()
-        #expect(decoder.decode(Array(" ,.+-=_lmcsq".utf8)) == [
-            .togglePause, .stepBeats(-1), .stepBeats(1), .nudge(1), .nudge(-1), .nudge(1), .nudge(-10), .toggleLoop, .toggleMusic,
-            .toggleClicks, .save, .quit,
-        ])
-        #expect(decoder.decode([0x1B, 0x5B, 0x43, 0x1B, 0x5B, 0x44, 0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x42]) == [.seek(5), .seek(-5), .nudge(10), .nudge(-10)])
+        #expect(
+            decoder.decode(Array(" ,.+-=_lmcsq".utf8)) == [
+                .togglePause, .stepBeats(-1), .stepBeats(1), .nudge(1), .nudge(-1), .nudge(1), .nudge(-10), .toggleLoop,
+                .toggleMusic,
+                .toggleClicks, .save, .quit,
+            ])
+        #expect(
+            decoder.decode([0x1B, 0x5B, 0x43, 0x1B, 0x5B, 0x44, 0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x42]) == [
+                .seek(5), .seek(-5), .nudge(10), .nudge(-10),
+            ])
         #expect(decoder.decode([0x1B]).isEmpty)
         #expect(decoder.decode([0x5B]).isEmpty)
         #expect(decoder.decode([0x43, 0x03]) == [.seek(5), .quit])
@@ -25,8 +30,10 @@ struct TransportTests {
     @Test("status lines: time, beat n/N, bar.beat, BPM, pulse only just after a beat")
     func statusLines() {
         var snapshot = StatusSnapshot(
-            position: 83.4567, duration: 225, playing: true, beatIndex: 166, beatCount: 450, barPosition: BarPosition(bar: 42, beat: 3),
-            beatsPerBar: 4, barsKnown: true, bpm: 128, sinceBeat: 0.05, nudgeMilliseconds: 12, loopingBar: 42, musicMuted: false,
+            position: 83.4567, duration: 225, playing: true, beatIndex: 166, beatCount: 450,
+            barPosition: BarPosition(bar: 42, beat: 3),
+            beatsPerBar: 4, barsKnown: true, bpm: 128, sinceBeat: 0.05, nudgeMilliseconds: 12, loopingBar: 42,
+            musicMuted: false,
             clicksMuted: true, message: "hello")
         let lines = StatusView.lines(snapshot)
         #expect(lines[0] == "▶ 1:23.456 / 3:45.000   beat 167/450   bar 42.3   128.0 BPM   ● □ □ ■ □")
@@ -46,7 +53,8 @@ struct TransportTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("m.beatmap.json")
         let map = BeatMap(
-            audio: AudioReference(duration: 4), tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)], beats: [0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
+            audio: AudioReference(duration: 4), tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
+            beats: [0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
         try BeatMapCodec.write(map, to: url, overwrite: true)
         let original = try Data(contentsOf: url)
         var saver = MapSaver(mapURL: url, original: map, validator: Validator())

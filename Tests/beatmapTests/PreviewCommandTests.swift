@@ -27,13 +27,17 @@ struct PreviewCommandTests {
         let capture = folder.appendingPathComponent("capture.raw")
         let environment = try VirtualAudio.fileDevice(in: folder, capture: capture)
         let played = try CLI.run(
-            ["preview", "song.wav", "m.beatmap.json", "--no-ui", "--from", from, "--to", to, "--click-gain", "0"], in: folder,
+            ["preview", "song.wav", "m.beatmap.json", "--no-ui", "--from", from, "--to", to, "--click-gain", "0"],
+            in: folder,
             environment: environment)
         #expect(played.status == 0, "\(played.stderr)")
         #expect(played.stderr.isEmpty, "device chatter reached the terminal: \(played.stderr)")
         #expect(played.stdout.contains("played"))
         let rendered = try CLI.run(
-            ["render", "song.wav", "m.beatmap.json", "-o", "span.wav", "--float", "--from", from, "--to", to, "--click-gain", "0"],
+            [
+                "render", "song.wav", "m.beatmap.json", "-o", "span.wav", "--float", "--from", from, "--to", to,
+                "--click-gain", "0",
+            ],
             in: folder)
         #expect(rendered.status == 0, "\(rendered.stderr)")
         let expected = try AudioFixtures.readWAV(folder.appendingPathComponent("span.wav"))
@@ -41,7 +45,9 @@ struct PreviewCommandTests {
         #expect(expected.channels == channels)
         #expect(!expected.samples.isEmpty)
         let offset = VirtualAudio.exactMatchOffset(of: expected.samples, in: captured, channels: channels)
-        #expect(offset != nil, "the captured stream (\(captured.count) samples) does not contain the render (\(expected.samples.count))")
+        #expect(
+            offset != nil,
+            "the captured stream (\(captured.count) samples) does not contain the render (\(expected.samples.count))")
     }
 
     @Test("no output device: a clear error that points to beatmap render, no device chatter")
@@ -50,13 +56,15 @@ struct PreviewCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try AudioFixtures.song(in: folder, seconds: 2)
         let environment = try VirtualAudio.noDevice(in: folder)
-        let result = try CLI.run(["preview", "song.wav", "song.beatmap.json", "--no-ui"], in: folder, environment: environment)
+        let result = try CLI.run(
+            ["preview", "song.wav", "song.beatmap.json", "--no-ui"], in: folder, environment: environment)
         #expect(result.status == 2)
         #expect(result.stderr.contains("no audio output device"))
         #expect(result.stderr.contains("beatmap render song.wav song.beatmap.json -o preview.wav"))
         #expect(!result.stderr.contains("ALSA lib"))
         #expect(!result.stderr.lowercased().contains("jack"))
-        let verbose = try CLI.run(["preview", "song.wav", "song.beatmap.json", "--no-ui", "--verbose"], in: folder, environment: environment)
+        let verbose = try CLI.run(
+            ["preview", "song.wav", "song.beatmap.json", "--no-ui", "--verbose"], in: folder, environment: environment)
         #expect(verbose.status == 2)
         #expect(verbose.stderr.contains("ALSA lib"))
     }
@@ -73,7 +81,8 @@ struct PreviewCommandTests {
         defer { reader.terminate() }
         let environment = try VirtualAudio.fileDevice(in: folder, capture: fifo)
         let started = Date()
-        let result = try CLI.run(["preview", "song.wav", "song.beatmap.json", "--no-ui"], in: folder, environment: environment)
+        let result = try CLI.run(
+            ["preview", "song.wav", "song.beatmap.json", "--no-ui"], in: folder, environment: environment)
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 2)
         #expect(result.stderr.contains("has not asked for audio"), "\(result.stderr)")
@@ -82,7 +91,9 @@ struct PreviewCommandTests {
 
     @Test("at a terminal (tmux, JACK dummy device): shows the transport, pauses, nudges, saves keeping a backup, quits")
     func interactive() throws {
-        try #require(VirtualAudio.hasTool("tmux") && VirtualAudio.hasTool("jackd"), "needs tmux and jackd (tools/setup.sh installs them)")
+        try #require(
+            VirtualAudio.hasTool("tmux") && VirtualAudio.hasTool("jackd"),
+            "needs tmux and jackd (tools/setup.sh installs them)")
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let song = try AudioFixtures.song(in: folder, seconds: 20)
@@ -115,7 +126,9 @@ struct PreviewCommandTests {
             return String(decoding: data, as: UTF8.self)
         }
         func keys(_ keys: String...) throws {
-            try VirtualAudio.shell("tmux -L \(socket) send-keys -t preview " + keys.map { "'\($0)'" }.joined(separator: " ")).waitUntilExit()
+            try VirtualAudio.shell(
+                "tmux -L \(socket) send-keys -t preview " + keys.map { "'\($0)'" }.joined(separator: " ")
+            ).waitUntilExit()
             Thread.sleep(forTimeInterval: 0.4)
         }
         Thread.sleep(forTimeInterval: 1.5)

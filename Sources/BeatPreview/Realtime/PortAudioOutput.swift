@@ -92,7 +92,9 @@ final class RealtimeContext: @unchecked Sendable {
         into output: UnsafeMutablePointer<Float>, frames: Int, currentTime: Double, dacTime: Double, underflow: Bool
     ) -> Bool {
         let started = monotonicNanoseconds()
-        var ahead = dacTime > 0 && currentTime > 0 ? dacTime - currentTime : Double(bitPattern: fallbackLatency.load(ordering: .relaxed))
+        var ahead =
+            dacTime > 0 && currentTime > 0
+            ? dacTime - currentTime : Double(bitPattern: fallbackLatency.load(ordering: .relaxed))
         if !(ahead >= 0 && ahead < 2) { ahead = 0 }
         let heardAt = Double(started) / 1e9 + ahead
         let state = transport
@@ -120,7 +122,9 @@ final class RealtimeContext: @unchecked Sendable {
         let complete = track.isComplete
         let available = track.availableFrames
         let explicitEnd = state.endFrame.load(ordering: .relaxed)
-        let end = explicitEnd != TransportState.none ? min(explicitEnd, complete ? available : Int.max) : (complete ? available : Int.max)
+        let end =
+            explicitEnd != TransportState.none
+            ? min(explicitEnd, complete ? available : Int.max) : (complete ? available : Int.max)
         var done = 0
         var finished = false
         while done < frames {
@@ -165,7 +169,8 @@ final class RealtimeContext: @unchecked Sendable {
 @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
 private func realtimeCallback(
     _ input: UnsafeRawPointer?, _ output: UnsafeMutableRawPointer?, _ frameCount: UInt,
-    _ timeInfo: UnsafePointer<PaStreamCallbackTimeInfo>?, _ statusFlags: PaStreamCallbackFlags, _ userData: UnsafeMutableRawPointer?
+    _ timeInfo: UnsafePointer<PaStreamCallbackTimeInfo>?, _ statusFlags: PaStreamCallbackFlags,
+    _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let output, let userData else { return Int32(paAbort.rawValue) }
     let dacTime = timeInfo?.pointee.outputBufferDacTime ?? 0
@@ -173,7 +178,8 @@ private func realtimeCallback(
     let underflow = statusFlags & PaStreamCallbackFlags(paOutputUnderflow) != 0
     let complete = Unmanaged<RealtimeContext>.fromOpaque(userData)._withUnsafeGuaranteedRef { context in
         context.render(
-            into: output.assumingMemoryBound(to: Float.self), frames: Int(frameCount), currentTime: currentTime, dacTime: dacTime,
+            into: output.assumingMemoryBound(to: Float.self), frames: Int(frameCount), currentTime: currentTime,
+            dacTime: dacTime,
             underflow: underflow)
     }
     return Int32(complete ? paComplete.rawValue : paContinue.rawValue)
@@ -260,7 +266,8 @@ final class OutputStream {
         var opened: UnsafeMutableRawPointer?
         let error = ProbeChatter.hidden(unless: library.verbose) {
             Pa_OpenStream(
-                &opened, nil, &parameters, Double(context.mixer.sampleRate), UInt(framesPerBuffer), PaStreamFlags(paNoFlag),
+                &opened, nil, &parameters, Double(context.mixer.sampleRate), UInt(framesPerBuffer),
+                PaStreamFlags(paNoFlag),
                 realtimeCallback, retained.toOpaque())
         }
         guard error == paNoError.rawValue, let opened else {

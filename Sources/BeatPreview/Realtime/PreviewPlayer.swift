@@ -81,7 +81,8 @@ public final class PreviewPlayer {
         /// Default options: the default device, 256-frame buffers.
         public init(
             deviceName: String? = nil, framesPerBuffer: Int = 256, verbose: Bool = false, startedAt: Int? = nil,
-            offlineHint: String = "To listen without an audio device, render a file: beatmap render AUDIO MAP -o preview.wav"
+            offlineHint: String =
+                "To listen without an audio device, render a file: beatmap render AUDIO MAP -o preview.wav"
         ) {
             self.deviceName = deviceName
             self.framesPerBuffer = framesPerBuffer
@@ -157,7 +158,8 @@ public final class PreviewPlayer {
         let context = RealtimeContext(
             mixer: material.mixer, transport: transport, musicGain: settings.musicGain, clickGain: settings.clickGain)
         let stream = try OutputStream(
-            library: library, context: context, deviceName: options.deviceName, framesPerBuffer: options.framesPerBuffer,
+            library: library, context: context, deviceName: options.deviceName,
+            framesPerBuffer: options.framesPerBuffer,
             render: options.offlineHint)
         deviceName = stream.deviceName
         let handle = OutputStreamHandle(stream)
@@ -169,7 +171,8 @@ public final class PreviewPlayer {
     /// Starts playing at `start` seconds, up to `end` seconds (default: the end of the track). With
     /// `completeAtEnd`, the stream stops at the end (for scripts); otherwise playback pauses there.
     public func play(from start: TimeInterval = 0, to end: TimeInterval? = nil, completeAtEnd: Bool = false) {
-        transport.endFrame.store(end.map { Mixer.frame(of: $0, sampleRate: sampleRate) } ?? TransportState.none, ordering: .relaxed)
+        transport.endFrame.store(
+            end.map { Mixer.frame(of: $0, sampleRate: sampleRate) } ?? TransportState.none, ordering: .relaxed)
         transport.completeAtEnd.store(completeAtEnd, ordering: .relaxed)
         transport.seekTarget.store(Mixer.frame(of: max(start, 0), sampleRate: sampleRate), ordering: .releasing)
         transport.playing.store(true, ordering: .releasing)
@@ -209,7 +212,8 @@ public final class PreviewPlayer {
             } catch {
                 var reason = error.localizedDescription
                 if !closing.isEmpty {
-                    reason = "the previous audio output \"\(deviceName)\" does not shut down (its server may be gone), so "
+                    reason =
+                        "the previous audio output \"\(deviceName)\" does not shut down (its server may be gone), so "
                         + "PortAudio cannot look for devices again; quit and run preview again with --from "
                         + String(format: "%.2f", clock.elapsed)
                 }
@@ -360,8 +364,10 @@ public final class PreviewPlayer {
             events.append(.reachedEnd)
         }
         if deviceProblem == nil {
-            let silentFor = Double(monotonicNanoseconds() - transport.lastCallbackNanoseconds.load(ordering: .relaxed)) / 1e9
-            let completed = transport.completeAtEnd.load(ordering: .relaxed) && transport.reachedEnd.load(ordering: .relaxed)
+            let silentFor =
+                Double(monotonicNanoseconds() - transport.lastCallbackNanoseconds.load(ordering: .relaxed)) / 1e9
+            let completed =
+                transport.completeAtEnd.load(ordering: .relaxed) && transport.reachedEnd.load(ordering: .relaxed)
             if !stream.isActive && !completed {
                 deviceLost("the audio output \"\(deviceName)\" stopped")
                 events.append(.deviceLost(deviceProblem ?? ""))
@@ -404,7 +410,8 @@ public final class PreviewPlayer {
         while monotonicNanoseconds() < deadline {
             _ = update()
             if let deviceProblem { return deviceProblem }
-            if transport.reachedEnd.load(ordering: .acquiring), let handle, handle.stream.waitUntilInactive(timeout: 5) {
+            if transport.reachedEnd.load(ordering: .acquiring), let handle, handle.stream.waitUntilInactive(timeout: 5)
+            {
                 return nil
             }
             usleep(5_000)

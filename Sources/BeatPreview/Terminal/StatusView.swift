@@ -37,8 +37,10 @@ public struct StatusSnapshot: Sendable, Equatable {
 
     /// A snapshot.
     public init(
-        position: TimeInterval, duration: TimeInterval, playing: Bool, beatIndex: Int?, beatCount: Int, barPosition: BarPosition?,
-        beatsPerBar: Int, barsKnown: Bool, bpm: Double?, sinceBeat: TimeInterval?, nudgeMilliseconds: Double, loopingBar: Int?,
+        position: TimeInterval, duration: TimeInterval, playing: Bool, beatIndex: Int?, beatCount: Int,
+        barPosition: BarPosition?,
+        beatsPerBar: Int, barsKnown: Bool, bpm: Double?, sinceBeat: TimeInterval?, nudgeMilliseconds: Double,
+        loopingBar: Int?,
         musicMuted: Bool, clicksMuted: Bool, message: String
     ) {
         self.position = position
@@ -90,7 +92,8 @@ public enum StatusView {
         if let position = snapshot.barPosition, snapshot.beatsPerBar <= 16 {
             dots = (1...max(snapshot.beatsPerBar, 1)).map { $0 == position.beat ? "■" : "□" }.joined(separator: " ")
         }
-        let first = "\(state) \(clock(snapshot.position)) / \(clock(snapshot.duration))   \(beat)   \(bar)   \(bpm)   \(pulse) \(dots)"
+        let first =
+            "\(state) \(clock(snapshot.position)) / \(clock(snapshot.duration))   \(beat)   \(bar)   \(bpm)   \(pulse) \(dots)"
         let nudge = String(format: "nudge %+.0f ms", snapshot.nudgeMilliseconds)
         let loop = snapshot.loopingBar.map { "loop bar \($0)" } ?? "no loop"
         let second =

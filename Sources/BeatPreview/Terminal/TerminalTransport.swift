@@ -55,12 +55,12 @@ public final class RawTerminal {
         var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, Int32(timeout * 1000)) > 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: 64)
-        let count = buffer.withUnsafeMutableBytes { Glibc_read(input, $0.baseAddress, 64) }
+        let count = buffer.withUnsafeMutableBytes { systemRead(input, $0.baseAddress, 64) }
         return count > 0 ? Array(buffer[0..<count]) : []
     }
 }
 
-private func Glibc_read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
         return Glibc.read(descriptor, buffer, count)
     #else
@@ -104,7 +104,8 @@ public struct TerminalTransport {
         }
         return StatusSnapshot(
             position: position, duration: player.duration, playing: player.isPlaying, beatIndex: index,
-            beatCount: schedule.times.count, barPosition: bar, beatsPerBar: beatsPerBar, barsKnown: schedule.barsAreKnown,
+            beatCount: schedule.times.count, barPosition: bar, beatsPerBar: beatsPerBar,
+            barsKnown: schedule.barsAreKnown,
             bpm: index.map { schedule.bpm[$0] }, sinceBeat: index.map { position - judge.beats[$0] },
             nudgeMilliseconds: player.offset * 1000, loopingBar: player.loopedBar,
             musicMuted: player.musicMuted, clicksMuted: player.clicksMuted, message: message)

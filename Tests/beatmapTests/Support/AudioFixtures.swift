@@ -5,7 +5,9 @@ import Foundation
 /// Audio and map fixtures made by the CLI tests.
 enum AudioFixtures {
     /// Writes a 16-bit PCM WAV file with `sample(frame, channel)`.
-    static func writeWAV(_ url: URL, sampleRate: Int, channels: Int, seconds: Double, sample: (Int, Int) -> Double) throws {
+    static func writeWAV(_ url: URL, sampleRate: Int, channels: Int, seconds: Double, sample: (Int, Int) -> Double)
+        throws
+    {
         let frames = Int(seconds * Double(sampleRate))
         var data = Data()
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
@@ -34,7 +36,9 @@ enum AudioFixtures {
 
     /// A quiet two-tone track of `seconds` and a 120 BPM map in 4/4 for it, written as `song.wav` and
     /// `song.beatmap.json` in `folder`.
-    static func song(in folder: URL, seconds: Double = 6, sampleRate: Int = 44_100, anchor: Double = 0.25) throws -> (audio: URL, map: URL, beats: [Double]) {
+    static func song(in folder: URL, seconds: Double = 6, sampleRate: Int = 44_100, anchor: Double = 0.25) throws -> (
+        audio: URL, map: URL, beats: [Double]
+    ) {
         let audio = folder.appendingPathComponent("song.wav")
         try writeWAV(audio, sampleRate: sampleRate, channels: 2, seconds: seconds) { frame, channel in
             let t = Double(frame) / Double(sampleRate)
@@ -73,9 +77,13 @@ enum AudioFixtures {
         let length = u32(offset + 4)
         var samples: [Float] = []
         if format == 3 {
-            for at in stride(from: start, to: start + length, by: 4) { samples.append(Float(bitPattern: UInt32(u32(at)))) }
+            for at in stride(from: start, to: start + length, by: 4) {
+                samples.append(Float(bitPattern: UInt32(u32(at))))
+            }
         } else {
-            for at in stride(from: start, to: start + length, by: 2) { samples.append(Float(Int16(bitPattern: UInt16(u16(at)))) / 32_767) }
+            for at in stride(from: start, to: start + length, by: 2) {
+                samples.append(Float(Int16(bitPattern: UInt16(u16(at)))) / 32_767)
+            }
         }
         return (samples, channels, sampleRate)
     }

@@ -39,7 +39,9 @@ enum VirtualAudio {
     static func floats(in url: URL) throws -> [Float] {
         let data = try Data(contentsOf: url)
         return data.withUnsafeBytes { raw in
-            (0..<(data.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+            (0..<(data.count / 4)).map {
+                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
+            }
         }
     }
 
