@@ -116,7 +116,7 @@ struct ValidateCommandTests {
         #expect(result.stderr.contains(".beatmaplint.json:1:"))
     }
 
-    @Test("empty, binary and oversized-looking files are findings, not crashes")
+    @Test("empty, binary, deeply nested and oversized files are findings, not crashes")
     func hostileFiles() throws {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -125,11 +125,18 @@ struct ValidateCommandTests {
             to: folder.appendingPathComponent("binary.beatmap.json"))
         try Data(String(repeating: "[", count: 50_000).utf8).write(
             to: folder.appendingPathComponent("deep.beatmap.json"))
+        // A sparse file over the 128 MiB limit: refused from its size, never read into memory.
+        let huge = folder.appendingPathComponent("huge.beatmap.json")
+        FileManager.default.createFile(atPath: huge.path, contents: Data("{".utf8))
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: 129 * 1024 * 1024)
+        try handle.close()
         let result = try CLI.run(["validate", "--format", "json", "."], in: folder)
         #expect(result.status == 1)
+        #expect(result.stdout.contains("over the 134217728-byte limit"))
         let root = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let files = try #require(root["files"] as? [[String: Any]])
-        #expect(files.count == 3)
+        #expect(files.count == 4)
         for file in files {
             let rules = (file["findings"] as? [[String: Any]])?.compactMap { $0["rule"] as? String }
             #expect(rules == ["invalid-json"], "\(file["path"] ?? "")")

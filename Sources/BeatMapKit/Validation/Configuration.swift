@@ -36,6 +36,13 @@ public struct ValidationConfiguration: Sendable, Equatable {
         return severities[description.id] ?? description.defaultSeverity
     }
 
+    /// A copy of these settings with `change` applied: `ValidationConfiguration().with { $0.subdivisions = [1, 2] }`.
+    public func with(_ change: (inout ValidationConfiguration) -> Void) -> ValidationConfiguration {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+
     /// Whether the map is a full beat map (one beat per beat) rather than a note map on subdivisions.
     public var isFullBeatMap: Bool { subdivisions == [1] }
 }

@@ -64,11 +64,7 @@ public struct OffGridRule: ValidationRule {
             .map(beats: "[0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.03, 4.5, 5.0]", beatIndices: [7]),
             .map(
                 beats: "[0.5, 1.0, 1.25, 1.4]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]",
-                configuration: {
-                    var configuration = ValidationConfiguration()
-                    configuration.subdivisions = [1, 2]
-                    return configuration
-                }(), beatIndices: [3]),
+                configuration: ValidationConfiguration().with { $0.subdivisions = [1, 2] }, beatIndices: [3]),
         ],
         nonTriggeringExamples: [
             .map(beats: "[0.5, 1.0, 1.503, 2.0]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]"),
@@ -77,11 +73,7 @@ public struct OffGridRule: ValidationRule {
                 tempo: "[{ \"time\": 0.5, \"bpm\": 120 }, { \"time\": 1.5, \"bpm\": 150 }]"),
             .map(
                 beats: "[0.5, 1.0, 1.25, 1.5]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]",
-                configuration: {
-                    var configuration = ValidationConfiguration()
-                    configuration.subdivisions = [1, 2]
-                    return configuration
-                }()),
+                configuration: ValidationConfiguration().with { $0.subdivisions = [1, 2] }),
         ])
 
     public init() {}
@@ -118,11 +110,7 @@ public struct GapRule: ValidationRule {
             .map(beats: "[0.5, 1.0, 1.5, 2.0]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]"),
             .map(
                 beats: "[0.5, 1.0, 2.0, 2.5]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]",
-                configuration: {
-                    var configuration = ValidationConfiguration()
-                    configuration.subdivisions = [1, 2]
-                    return configuration
-                }()),
+                configuration: ValidationConfiguration().with { $0.subdivisions = [1, 2] }),
         ])
 
     public init() {}
@@ -156,11 +144,7 @@ public struct HitWindowOverlapRule: ValidationRule {
             .map(beats: "[0.5, 0.75, 1.0, 1.25, 2.0]", beatIndices: [1]),
             .map(
                 beats: "[0.5, 1.0, 1.5]",
-                configuration: {
-                    var configuration = ValidationConfiguration()
-                    configuration.hitWindow = 0.300
-                    return configuration
-                }(), beatIndices: [1]),
+                configuration: ValidationConfiguration().with { $0.hitWindow = 0.300 }, beatIndices: [1]),
         ],
         nonTriggeringExamples: [
             .map(beats: "[0.5, 1.0, 1.5, 2.0]"),
