@@ -42,6 +42,9 @@ struct ValidateAudioTests {
         #expect(strict.status == 1)
         let tolerant = try CLI.run(["validate", "--audio", "--misalignment-ms", "60", "BeatMaps"], in: late)
         #expect(!tolerant.stdout.contains("audio-misaligned"))
+        try Data("{\"misalignmentMs\": 60}\n".utf8).write(to: late.appendingPathComponent(".beatmaplint.json"))
+        let configured = try CLI.run(["validate", "--audio", "BeatMaps"], in: late)
+        #expect(!configured.stdout.contains("audio-misaligned"), "misalignmentMs in the configuration file")
         let withoutAudio = try CLI.run(["validate", "BeatMaps"], in: late)
         #expect(!withoutAudio.stdout.contains("audio-misaligned"), "onsets are only computed with --audio")
 
