@@ -55,13 +55,15 @@ let package = Package(
             dependencies: ["BeatMapKit"],
             resources: [.copy("Fixtures")]
         ),
+        // Synthesised audio fixtures (drum sounds, click tracks, a WAV writer) shared by the tests.
+        .target(name: "TestSynth", path: "Tests/TestSynth"),
         .testTarget(
             name: "BeatAnalysisTests",
-            dependencies: ["BeatAnalysis", "BeatMapKit"]
+            dependencies: ["BeatAnalysis", "BeatMapKit", "TestSynth"]
         ),
         .testTarget(
             name: "beatmapTests",
-            dependencies: ["BeatMapKit", "beatmap"],
+            dependencies: ["BeatMapKit", "beatmap", "TestSynth"],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Installs the system packages BeatMapKit needs (Debian/Ubuntu; run as root or with sudo).
-# On macOS: brew install libsndfile aubio portaudio pkg-config
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installs the system libraries BeatMapKit links (and the tools its tests use).
+# Debian/Ubuntu: apt-get (as root, or through sudo). macOS: Homebrew.
 set -euo pipefail
+if [ "$(uname)" = "Darwin" ]; then
+  brew install pkg-config libsndfile aubio portaudio
+  exit 0
+fi
 PACKAGES=(
   pkg-config
   libsndfile1-dev   # CSndfile: decoding (LGPL-2.1)

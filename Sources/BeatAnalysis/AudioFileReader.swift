@@ -81,7 +81,9 @@ public final class AudioFileReader {
 
     /// Reads up to `capacity` interleaved frames into `buffer` (which must hold `capacity × channels`
     /// samples). Returns the frames read; 0 at the end of the file.
-    public func readInterleaved(into buffer: UnsafeMutablePointer<Float>, frames capacity: Int) throws(AudioDecodeError) -> Int {
+    public func readInterleaved(into buffer: UnsafeMutablePointer<Float>, frames capacity: Int) throws(AudioDecodeError)
+        -> Int
+    {
         let count = sf_readf_float(handle, buffer, sf_count_t(capacity))
         if count < 0 || (count == 0 && sf_error(handle) != 0) {
             throw .readFailed(path: path, reason: String(cString: sf_strerror(handle)))
@@ -139,6 +141,7 @@ public struct SndfileAudioInspector: AudioInspector {
         let frames = try reader.countRemainingFrames()
         guard frames > 0 else { throw AudioDecodeError.empty(path: url.path) }
         let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
-        return AudioFacts(duration: Double(frames) / Double(reader.sampleRate), sampleRate: reader.sampleRate, sha256: hash)
+        return AudioFacts(
+            duration: Double(frames) / Double(reader.sampleRate), sampleRate: reader.sampleRate, sha256: hash)
     }
 }

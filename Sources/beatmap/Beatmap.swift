@@ -10,6 +10,8 @@ struct Beatmap: AsyncParsableCommand {
         commandName: "beatmap",
         abstract: "Generate, validate and audition beat maps for rhythm games.",
         version: BeatMapKitInfo.version,
-        subcommands: [Validate.self, Rules.self, Evaluate.self]
+        subcommands: [
+            Analyze.self, Validate.self, Rules.self, Info.self, Export.self, Import.self, Plot.self, Evaluate.self,
+        ]
     )
 }

@@ -58,10 +58,13 @@ public struct TempoGrid: Sendable, Equatable {
 
     /// The nearest grid point to `t` over the allowed `subdivisions`, considering the covering segment
     /// and, within `boundaryTolerance` of a segment change, the neighbouring one too.
-    public func nearestPoint(to t: TimeInterval, subdivisions: [Int], boundaryTolerance: TimeInterval = 0) -> GridPoint {
+    public func nearestPoint(to t: TimeInterval, subdivisions: [Int], boundaryTolerance: TimeInterval = 0) -> GridPoint
+    {
         let index = segmentIndex(at: t)
         var candidates = [index]
-        if index + 1 < segments.count, segments[index + 1].time - t <= boundaryTolerance { candidates.append(index + 1) }
+        if index + 1 < segments.count, segments[index + 1].time - t <= boundaryTolerance {
+            candidates.append(index + 1)
+        }
         if index > 0, t - segments[index].time <= boundaryTolerance { candidates.append(index - 1) }
         var best: GridPoint?
         for segment in candidates {
@@ -87,21 +90,32 @@ public struct TempoGrid: Sendable, Equatable {
         intervals.sort()
         let period = intervals[intervals.count / 2]
         let origin = finite[0]
-        var sumK = 0.0, sumT = 0.0, sumKK = 0.0, sumKT = 0.0
-        for t in finite {
-            let k = ((t - origin) / period).rounded()
-            sumK += k
-            sumT += t - origin
-            sumKK += k * k
-            sumKT += k * (t - origin)
-        }
-        let n = Double(finite.count)
-        let denominator = n * sumKK - sumK * sumK
+        let numbers = finite.map { (($0 - origin) / period).rounded() }
+        var included = [Bool](repeating: true, count: finite.count)
         var slope = period
         var intercept = 0.0
-        if denominator > 0 {
+        // Least squares, then refits without outliers (beyond 3 median absolute residuals, at least
+        // 2 ms), so one misplaced beat cannot drag the grid away from the others.
+        for _ in 0..<3 {
+            var sumK = 0.0, sumT = 0.0, sumKK = 0.0, sumKT = 0.0, n = 0.0
+            for (index, t) in finite.enumerated() where included[index] {
+                let k = numbers[index]
+                sumK += k
+                sumT += t - origin
+                sumKK += k * k
+                sumKT += k * (t - origin)
+                n += 1
+            }
+            let denominator = n * sumKK - sumK * sumK
+            guard n >= 2, denominator > 0 else { break }
             slope = (n * sumKT - sumK * sumT) / denominator
             intercept = (sumT - slope * sumK) / n
+            let residuals = finite.indices.map { abs(finite[$0] - origin - (intercept + slope * numbers[$0])) }
+            let median = residuals.sorted()[residuals.count / 2]
+            let limit = max(3 * median, 0.002)
+            let next = residuals.map { $0 <= limit }
+            if next == included || next.count(where: { $0 }) < 2 { break }
+            included = next
         }
         guard slope > 0, slope.isFinite else { return nil }
         return TempoSegment(time: origin + intercept, bpm: 60 / slope)

@@ -352,7 +352,7 @@ private struct Parser {
                 guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
                 scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
             default:
-                index -= 1
+                index -= 2
                 throw error("invalid escape \\\(Character(Unicode.Scalar(escape)))")
             }
         }

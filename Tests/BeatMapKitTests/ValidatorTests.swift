@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+import Testing
+
+@Suite("Validator")
+struct ValidatorTests {
+    func validate(_ text: String, configuration: ValidationConfiguration = ValidationConfiguration()) -> FileReport {
+        Validator(configuration: configuration).validate(bytes: Array(text.utf8), path: "m.beatmap.json")
+    }
+
+    @Test("findings point at the offending element's line and column")
+    func locations() {
+        let text = """
+            {
+              "version": 1,
+              "audio": { "duration": 4.0 },
+              "tempo": [ { "time": 0.5, "bpm": 120 } ],
+              "beats": [
+                0.5,
+                1.0,
+                1.52,
+                2.0
+              ]
+            }
+            """
+        let report = validate(text)
+        #expect(report.findings.count == 1)
+        let finding = report.findings[0]
+        #expect(finding.ruleID == "off-grid")
+        #expect(finding.beatIndex == 2)
+        #expect(finding.time == 1.52)
+        #expect(finding.location == SourceLocation(line: 8, column: 5))
+        #expect(finding.message.contains("+20.0 ms"))
+        #expect(finding.message.contains("1.5 s"))
+    }
+
+    @Test("invalid JSON gives the line and column of the problem")
+    func syntaxLocation() {
+        let report = validate("{\n  \"version\": 1,\n  \"beats\": [1, 2,]\n}")
+        #expect(report.findings.map(\.ruleID) == ["invalid-json"])
+        #expect(report.findings[0].location == SourceLocation(line: 3, column: 18))
+    }
+
+    @Test("schema problems are all reported, each where it is")
+    func schemaCollectsAll() {
+        let report = validate("{ \"version\": 3,\n \"audio\": { \"duration\": \"long\" },\n \"beats\": {} }")
+        #expect(report.findings.allSatisfy { $0.ruleID == "schema" })
+        #expect(report.findings.count == 3)
+        #expect(report.findings.map(\.location.line) == [1, 2, 3])
+    }
+
+    @Test("without a tempo map the validator infers one and says which")
+    func inferredTempo() {
+        let report = validate(
+            "{ \"version\": 1, \"audio\": { \"duration\": 10 }, \"beats\": [1.0, 1.5, 2.0, 2.5, 3.0, 3.5] }")
+        #expect(report.findings.isEmpty)
+        #expect(report.notes.count == 1)
+        #expect(report.notes[0].contains("120 BPM"))
+        #expect(report.notes[0].contains("inferred"))
+    }
+
+    @Test("a beat on a segment change may follow either segment's grid")
+    func segmentBoundary() {
+        let text = """
+            { "version": 1, "audio": { "duration": 10 },
+              "tempo": [ { "time": 0.0, "bpm": 120 }, { "time": 2.0, "bpm": 90 } ],
+              "beats": [0.0, 0.5, 1.0, 1.5, 2.0, 2.6666667, 3.3333333, 4.0] }
+            """
+        #expect(validate(text).findings.isEmpty)
+    }
+
+    @Test("hit-window overlap depends on the hit window")
+    func assistWindow() {
+        let text = "{ \"version\": 1, \"audio\": { \"duration\": 10 }, \"beats\": [1.0, 1.4, 1.8, 2.2] }"
+        #expect(validate(text).findings.isEmpty)
+        var assist = ValidationConfiguration()
+        assist.hitWindow = 0.3
+        let findings = validate(text, configuration: assist).findings
+        #expect(findings.map(\.ruleID) == ["hit-window-overlap"])
+        #expect(findings.first?.beatIndex == 1)
+        #expect(findings.first?.message.contains("4 beats from 0 to 3") == true)
+    }
+
+    @Test("a config file sets severities and tolerances; unknown settings are refused")
+    func configurationFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cfg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent(ValidationConfiguration.fileName)
+        try Data(
+            "{ \"rules\": { \"gap\": \"error\", \"hit-window-overlap\": \"off\" }, \"toleranceMs\": 8, \"subdivisions\": [1, 2] }"
+                .utf8
+        )
+        .write(to: file)
+        var configuration = ValidationConfiguration()
+        try configuration.apply(configurationFileAt: file)
+        #expect(configuration.severities["gap"] == .error)
+        #expect(configuration.disabledRules == ["hit-window-overlap"])
+        #expect(configuration.gridTolerance == 0.008)
+        #expect(configuration.subdivisions == [1, 2])
+        let sub = folder.appendingPathComponent("a/b")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        #expect(
+            ValidationConfiguration.findConfigurationFile(from: sub)?.standardizedFileURL.path
+                == file.standardizedFileURL.path)
+
+        try Data("{ \"tolerance\": 8 }".utf8).write(to: file)
+        var other = ValidationConfiguration()
+        #expect(throws: ConfigurationError.self) { try other.apply(configurationFileAt: file) }
+        try Data("{ \"rules\": { \"no-such-rule\": \"off\" } }".utf8).write(to: file)
+        #expect(throws: ConfigurationError.self) { try other.apply(configurationFileAt: file) }
+    }
+}
