@@ -40,12 +40,16 @@ let package = Package(
         // Decoding, onset/tempo detection and grid fitting.
         .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "CSndfile", "CAubio"]),
 
+        // Click synthesis, the offline renderer/mixer and realtime output through PortAudio.
+        .target(name: "BeatPreview", dependencies: ["BeatMapKit", "BeatAnalysis", "CPortAudio"]),
+
         // The command-line tool: parses, calls a library, prints, exits.
         .executableTarget(
             name: "beatmap",
             dependencies: [
                 "BeatMapKit",
                 "BeatAnalysis",
+                "BeatPreview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -60,6 +64,10 @@ let package = Package(
         .testTarget(
             name: "BeatAnalysisTests",
             dependencies: ["BeatAnalysis", "BeatMapKit", "TestSynth"]
+        ),
+        .testTarget(
+            name: "BeatPreviewTests",
+            dependencies: ["BeatPreview", "BeatAnalysis", "BeatMapKit"]
         ),
         .testTarget(
             name: "beatmapTests",

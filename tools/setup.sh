@@ -12,6 +12,9 @@ PACKAGES=(
   libsndfile1-dev   # CSndfile: decoding (LGPL-2.1)
   libaubio-dev      # CAubio: onset/tempo detection (GPL-3.0)
   portaudio19-dev   # CPortAudio: realtime preview output (MIT-style)
+  jackd2            # tests: JACK's dummy backend, a paced virtual output device for `beatmap preview`
+  tmux              # tests: drives `beatmap preview`'s terminal interface
+  sox               # tools/bench: the peer mixer the render benchmark is compared with
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

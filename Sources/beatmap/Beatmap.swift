@@ -11,7 +11,8 @@ struct Beatmap: AsyncParsableCommand {
         abstract: "Generate, validate and audition beat maps for rhythm games.",
         version: BeatMapKitInfo.version,
         subcommands: [
-            Analyze.self, Validate.self, Rules.self, Info.self, Export.self, Import.self, Plot.self, Evaluate.self,
+            Analyze.self, Validate.self, Rules.self, Info.self, Export.self, Import.self, Plot.self, Render.self,
+            Preview.self, Evaluate.self,
         ]
     )
 }
