@@ -18,7 +18,7 @@ echo "== beatmap validate --audio out/maps         (check them, and against thei
 echo "== beatmap evaluate                          (generated vs ground truth)"
 for map in BeatMaps/*.beatmap.json; do
   printf '%-32s ' "$(basename "$map")"
-  "$BIN" evaluate "$map" "out/maps/$(basename "$map")" | head -1
+  "$BIN" evaluate --format json "$map" "out/maps/$(basename "$map")"
 done
 echo "== beatmap render                            (music + a click on every beat)"
 "$BIN" render --force Audio/demo-120.ogg out/maps/demo-120.beatmap.json -o out/demo-120-clicks.wav
