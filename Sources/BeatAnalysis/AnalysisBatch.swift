@@ -43,30 +43,14 @@ public enum AudioFileFinder {
                 files.append(URL(fileURLWithPath: path))
                 continue
             }
-            var found: [String] = []
-            collect(URL(fileURLWithPath: path, isDirectory: true), relative: "", into: &found, depth: 0)
-            guard !found.isEmpty else { throw .noAudio(path) }
             let root = URL(fileURLWithPath: path, isDirectory: true)
-            files += found.sorted().map { root.appendingPathComponent($0) }
+            let found = FileTree.relativePaths(under: root) {
+                extensions.contains(($0 as NSString).pathExtension.lowercased())
+            }
+            guard !found.isEmpty else { throw .noAudio(path) }
+            files += found.map { root.appendingPathComponent($0) }
         }
         return files
-    }
-
-    private static func collect(_ folder: URL, relative: String, into found: inout [String], depth: Int) {
-        guard depth < 64, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
-            return
-        }
-        for name in entries where !name.hasPrefix(".") {
-            let url = folder.appendingPathComponent(name)
-            let path = relative.isEmpty ? name : relative + "/" + name
-            guard let values = try? url.resourceValues(forKeys: [.isDirectoryKey, .isSymbolicLinkKey]) else { continue }
-            if values.isDirectory == true {
-                // Links to folders are not followed, so a link cycle cannot loop.
-                if values.isSymbolicLink != true { collect(url, relative: path, into: &found, depth: depth + 1) }
-            } else if extensions.contains(url.pathExtension.lowercased()) {
-                found.append(path)
-            }
-        }
     }
 }
 

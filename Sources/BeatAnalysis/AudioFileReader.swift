@@ -135,7 +135,8 @@ public final class AudioFileReader {
         if majorFormat == Int32(SF_FORMAT_FLAC), declaredFrames > 0, declaredFrames < Int64.max / 2,
             framesRead < declaredFrames
         {
-            return "the stream ends after \(framesRead) of the \(declaredFrames) frames its header announces (truncated?)"
+            return
+                "the stream ends after \(framesRead) of the \(declaredFrames) frames its header announces (truncated?)"
         }
         let chunked = [SF_FORMAT_WAV, SF_FORMAT_AIFF, SF_FORMAT_W64, SF_FORMAT_RF64, SF_FORMAT_CAF, SF_FORMAT_WAVEX]
         guard chunked.contains(where: { Int32($0) == majorFormat }) else { return nil }

@@ -128,10 +128,14 @@ struct Validate: AsyncParsableCommand {
 
     @OptionGroup var rules: RuleOptions
 
-    @Flag(name: .customLong("audio"), help: "Detect the audio's onsets and check the beats against them (audio-misaligned).")
+    @Flag(
+        name: .customLong("audio"),
+        help: "Detect the audio's onsets and check the beats against them (audio-misaligned).")
     var alignment = false
 
-    @Option(name: .customLong("misalignment-ms"), help: "Offset between beats and onsets that audio-misaligned reports (default 15).")
+    @Option(
+        name: .customLong("misalignment-ms"),
+        help: "Offset between beats and onsets that audio-misaligned reports (default 15).")
     var misalignmentMs: Double?
 
     func validate() throws {
