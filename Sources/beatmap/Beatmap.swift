@@ -10,6 +10,6 @@ struct Beatmap: AsyncParsableCommand {
         commandName: "beatmap",
         abstract: "Generate, validate and audition beat maps for rhythm games.",
         version: BeatMapKitInfo.version,
-        subcommands: [Validate.self, Rules.self]
+        subcommands: [Validate.self, Rules.self, Format.self]
     )
 }
