@@ -45,6 +45,13 @@ public final class AudioFileReader {
     public let majorFormat: Int32
     /// Frames delivered so far.
     public private(set) var framesRead: Int64 = 0
+    /// Largest sample magnitude delivered (+24 dB over full scale); float files and lossy decoders can
+    /// produce anything.
+    public static let maximumSampleMagnitude: Float = 16
+    /// Samples that decoded as NaN or infinity and were delivered as 0.
+    public private(set) var nonFiniteSamples: Int64 = 0
+    /// Samples beyond ±``maximumSampleMagnitude`` in the file, delivered clipped to it.
+    public private(set) var clippedSamples: Int64 = 0
 
     private let handle: OpaquePointer
     private var interleaved: [Float] = []
@@ -52,6 +59,11 @@ public final class AudioFileReader {
     /// Opens `url` for reading.
     public init(url: URL) throws(AudioDecodeError) {
         path = url.path
+        // A FIFO or device would block or never end; only regular files (after symbolic links) are read.
+        var status = stat()
+        if stat(url.path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw .cannotOpen(path: url.path, reason: "not a regular file")
+        }
         var info = SF_INFO()
         guard let opened = sf_open(url.path, Int32(SFM_READ), &info) else {
             let reason = String(cString: sf_strerror(nil))
@@ -80,14 +92,33 @@ public final class AudioFileReader {
     deinit { sf_close(handle) }
 
     /// Reads up to `capacity` interleaved frames into `buffer` (which must hold `capacity × channels`
-    /// samples). Returns the frames read; 0 at the end of the file.
+    /// samples). Returns the frames read; 0 at the end of the file. Every sample delivered is finite and
+    /// within ±``maximumSampleMagnitude``: NaN and infinities (a hostile float file's) become 0 (counted
+    /// in ``nonFiniteSamples``) and absurd values are clipped (``clippedSamples``), so nothing
+    /// downstream (aubio works in single precision) sees them.
     public func readInterleaved(into buffer: UnsafeMutablePointer<Float>, frames capacity: Int) throws(AudioDecodeError) -> Int {
         let count = sf_readf_float(handle, buffer, sf_count_t(capacity))
         if count < 0 || (count == 0 && sf_error(handle) != 0) {
             throw .readFailed(path: path, reason: String(cString: sf_strerror(handle)))
         }
         framesRead += Int64(count)
+        sanitize(buffer, count: Int(count) * channels)
         return Int(count)
+    }
+
+    private func sanitize(_ samples: UnsafeMutablePointer<Float>, count: Int) {
+        let limit = Self.maximumSampleMagnitude
+        for index in 0..<count {
+            let sample = samples[index]
+            if abs(sample) <= limit { continue }  // false for NaN
+            if !sample.isFinite {
+                samples[index] = 0
+                nonFiniteSamples += 1
+            } else {
+                samples[index] = sample < 0 ? -limit : limit
+                clippedSamples += 1
+            }
+        }
     }
 
     /// Reads up to `capacity` frames mixed down to mono (the mean of the channels) into `mono`.
