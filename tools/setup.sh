@@ -7,6 +7,8 @@ PACKAGES=(
   libsndfile1-dev   # CSndfile: decoding (LGPL-2.1)
   libaubio-dev      # CAubio: onset/tempo detection (GPL-3.0)
   portaudio19-dev   # CPortAudio: realtime preview output (MIT-style)
+  python3           # tools/hostile-audio.py runs the hostile audio corpus in CI
+  sox               # tools/hostile-audio.py and tools/fuzz/make-seeds.sh synthesise audio with it
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -9,13 +9,14 @@ struct Format: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put beat maps into canonical form (stable member order, one beat per line, microsecond times).",
         discussion: """
-            By default the canonical text of one MAP is printed to standard output and nothing is written.
-            --check lists the maps that are not canonical and exits 1 if there are any.
-            --in-place --force rewrites the maps that are not canonical (atomically; canonical files are
-            not touched). --output FILE writes one map's canonical text to FILE (an existing FILE only with
-            --force). Members this tool does not know are kept. MAPs may be folders (searched for
-            *.beatmap.json). Exit status: 0 done, 1 a map is invalid or (with --check) not canonical,
-            2 could not run.
+            By default the canonical text of one MAP is printed to standard output and nothing is written. \
+            --check lists the maps that are not canonical and exits 1 if there are any. \
+            --in-place --force rewrites the maps that are not canonical (atomically; canonical files are not touched). \
+            --output FILE writes one map's canonical text to FILE (replacing an existing FILE only with --force).
+
+            Members this tool does not know are kept. MAPs may be folders (searched for *.beatmap.json).
+
+            Exit status: 0 done, 1 a map is invalid or (with --check) not canonical, 2 could not run.
             """
     )
 
@@ -77,7 +78,8 @@ struct Format: ParsableCommand {
         if !notCanonical.isEmpty {
             Console.out(notCanonical.map { $0 + "\n" }.joined())
             Console.error(
-                "\(notCanonical.count) of \(files.count) maps are not in canonical form (run `beatmap format --in-place --force`)")
+                "\(notCanonical.count) of \(files.count) maps are not in canonical form (run `beatmap format --in-place --force`)"
+            )
         }
         if failed || !notCanonical.isEmpty { throw Exit.failure }
     }

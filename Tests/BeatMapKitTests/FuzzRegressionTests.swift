@@ -68,7 +68,8 @@ struct FuzzRegressionTests {
             Issue.record("decoded as a map")
             return
         }
-        #expect(issues.map(\.message) == [#""audio.duration" must be a finite number of seconds greater than 0 (at least 0.000001)"#])
+        #expect(
+            issues.map(\.message) == [#""audio.duration" must be a finite number of seconds greater than 0 (at least 0.000001)"#])
         let map = BeatMap(audio: AudioReference(duration: 1e-9), beats: [])
         #expect(throws: BeatMapError.invalidValue(field: "audio.duration", reason: "must be at least 0.000001 seconds")) {
             try BeatMapCodec.encode(map)

@@ -11,9 +11,10 @@ struct HostileAudioValidateTests {
     static let memoryLimit = 200 << 20
 
     /// A mono WAV header (format 1 PCM or 3 float) followed by `data`; fields may lie.
-    static func wav(format: UInt16 = 1, channels: UInt16 = 1, rate: UInt32 = 8_000, bits: UInt16 = 16, data: [UInt8] = [],
-        declaredDataBytes: UInt32? = nil) -> [UInt8]
-    {
+    static func wav(
+        format: UInt16 = 1, channels: UInt16 = 1, rate: UInt32 = 8_000, bits: UInt16 = 16, data: [UInt8] = [],
+        declaredDataBytes: UInt32? = nil
+    ) -> [UInt8] {
         var out = Array("RIFF".utf8)
         func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
         func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
@@ -60,7 +61,9 @@ struct HostileAudioValidateTests {
             Case(name: "channels-65535.wav", bytes: wav(channels: .max, data: [0, 0]), duration: nil),
             Case(name: "silence.wav", bytes: wav(data: [UInt8](repeating: 0, count: 16_000)), duration: 1),
             Case(name: "dc.wav", bytes: wav(data: (0..<8_000).flatMap { _ in [0x00, 0x40] }), duration: 1),
-            Case(name: "noise.wav", bytes: wav(data: (0..<16_000).map { UInt8(truncatingIfNeeded: $0 &* 7_919 >> 3) }), duration: 1),
+            Case(
+                name: "noise.wav", bytes: wav(data: (0..<16_000).map { UInt8(truncatingIfNeeded: $0 &* 7_919 >> 3) }), duration: 1
+            ),
             Case(name: "nan-inf.wav", bytes: wav(format: 3, bits: 32, data: floatBytes), duration: 0.001),
             Case(name: "truncated-header.ogg", bytes: Array(ogg.prefix(20)), duration: nil),
             Case(name: "truncated.flac", bytes: Array(seed("tone.flac").prefix(20)), duration: nil),
@@ -85,8 +88,11 @@ struct HostileAudioValidateTests {
         let map = folder.appendingPathComponent("song.beatmap.json")
         try Data(Self.mapText(audio: testCase.name, duration: testCase.duration ?? 1).utf8).write(to: map)
 
-        let result = try Spawn.run(["validate", "--format", "json", "--disable", "off-grid", map.path], scratch: folder, timeout: 60)
-        #expect(result.signal == nil && !result.timedOut, "\(testCase.name): killed by signal \(result.signal ?? 0)\n\(result.stderr)")
+        let result = try Spawn.run(
+            ["validate", "--format", "json", "--disable", "off-grid", map.path], scratch: folder, timeout: 60)
+        #expect(
+            result.signal == nil && !result.timedOut, "\(testCase.name): killed by signal \(result.signal ?? 0)\n\(result.stderr)"
+        )
         #expect(result.maxResidentBytes > 1 << 20, "peak memory was measured")
         #expect(result.maxResidentBytes < Self.memoryLimit, "\(testCase.name): \(result.maxResidentBytes >> 20) MiB")
         let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]

@@ -10,7 +10,8 @@
 #   tools/fuzz/fuzz.sh regress [TARGET…]         run every committed seed and regression input once
 #
 # A target is tools/fuzz/targets/NAME.swift with an @_cdecl("LLVMFuzzerTestOneInput") function and a
-# line `// fuzz-modules: MODULE…` naming the package modules it imports. Its seed corpus is
+# line `// fuzz-modules: MODULE…` naming the package modules it imports (and optionally a line
+# `// fuzz-options: -flag=value…` of libFuzzer options it needs). Its seed corpus is
 # tools/fuzz/corpus/NAME/ (plus tools/fuzz/corpus/NAME-generated/ if tools/fuzz/make-seeds.sh makes
 # one), and inputs that once crashed it are kept in tools/fuzz/regressions/NAME/ and replayed by
 # `regress` and by the Swift tests. To add a target for a new module (an importer, say): add its
@@ -26,6 +27,8 @@ export SWIFT_BACKTRACE=enable=no
 # Shallower allocation stacks: about twice the executions per second (rerun a crash input with
 # ASAN_OPTIONS= for full stacks).
 export ASAN_OPTIONS="${ASAN_OPTIONS-malloc_context_size=3}"
+# Leaks inside the system decoders are not ours to fix (see lsan.supp); ours still fail the run.
+export LSAN_OPTIONS="${LSAN_OPTIONS-suppressions=$FUZZ/lsan.supp:print_suppressions=0}"
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6)
 
 # Package modules a target may import, in dependency order:
@@ -53,6 +56,9 @@ closure() {
 }
 
 targets() { for f in "$FUZZ"/targets/*.swift; do basename "$f" .swift; done; }
+
+# Extra libFuzzer options a target asks for with a `// fuzz-options: …` line.
+target_options() { sed -n 's|^// fuzz-options:||p' "$FUZZ/targets/$1.swift" | head -1; }
 
 target_modules() {
   local file="$FUZZ/targets/$1.swift"
@@ -137,10 +143,13 @@ case "$cmd" in
     [ -f "$FUZZ/dictionaries/$target.dict" ] && dict=(-dict="$FUZZ/dictionaries/$target.dict")
     parallel=()
     [ "$jobs" -gt 1 ] && parallel=(-fork="$jobs" -ignore_crashes=0)
+    # shellcheck disable=SC2207
+    options=($(target_options "$target"))
     # -rss_limit_mb bounds memory per input; -timeout flags any input that takes over 10 s as a hang.
     exec "$OUT/bin/fuzz-$target" "$OUT/corpus/$target" "${seeds[@]}" \
       -max_total_time="$time" -runs="$runs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-      -artifact_prefix="$OUT/artifacts/$target/" -print_final_stats=1 "${dict[@]}" "${parallel[@]}" "${extra[@]}"
+      -artifact_prefix="$OUT/artifacts/$target/" -print_final_stats=1 "${dict[@]}" "${parallel[@]}" \
+      "${options[@]}" "${extra[@]}"
     ;;
   regress)
     [ "$#" -gt 0 ] || set -- $(targets)

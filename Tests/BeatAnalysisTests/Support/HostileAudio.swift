@@ -142,7 +142,10 @@ enum HostileAudio {
         for (name, frames) in seedFrames.sorted(by: { $0.key < $1.key }) {
             let bytes = try seed(name)
             let ext = String(name.split(separator: ".").last ?? "")
-            cases.append(Case(name: "truncated-half-\(name)", bytes: Array(bytes.prefix(bytes.count / 2)), outcome: .partial(lessThan: frames)))
+            cases.append(
+                Case(
+                    name: "truncated-half-\(name)", bytes: Array(bytes.prefix(bytes.count / 2)),
+                    outcome: .partial(lessThan: frames)))
             cases.append(Case(name: "truncated-header-\(name)", bytes: Array(bytes.prefix(12)), outcome: .refused))
             // Wrong extension: the decoder goes by the content.
             cases.append(Case(name: "\(ext)-named.wav", bytes: bytes, outcome: .frames(frames)))

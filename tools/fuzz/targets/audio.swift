@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // fuzz-modules: BeatAnalysis
+// fuzz-options: -close_fd_mask=2
 //
 // Fuzz target: audio-file bytes → temporary file → AudioFileReader (mono and interleaved) and
 // SndfileAudioInspector. libsndfile is the system library (not instrumented); this target checks our
 // front end on whatever it returns: no crash, errors are AudioDecodeError naming the file, accepted
-// headers are within our limits, frame counts are consistent and durations finite.
+// headers are within our limits, frame counts are consistent and durations finite. libmpg123 prints
+// notes about broken MP3 frames on stderr, hence -close_fd_mask=2 (libFuzzer keeps its own reports).
 
 import BeatAnalysis
 import BeatMapKit
