@@ -68,13 +68,18 @@ target_modules() {
 
 # Builds module $1 as a static library with its .swiftmodule, unless it is newer than its sources.
 build_module() {
-  local name="$1" line deps cmods pkgs lib sources inc=() c
+  local name="$1" line deps cmods pkgs lib sources inc=() c d
   line="$(module_line "$name")"
   IFS='|' read -r _ deps cmods pkgs <<<"$line"
   lib="$OUT/lib/lib$name.a"
   mapfile -t sources < <(find "$ROOT/Sources/$name" -name '*.swift' | sort)
   [ "${#sources[@]}" -gt 0 ] || die "no sources in Sources/$name"
-  if [ -f "$lib" ] && [ -z "$(find "$ROOT/Sources/$name" -newer "$lib" -name '*.swift' | head -1)" ]; then return; fi
+  # Up to date: newer than its sources and than the modules it imports.
+  local stale=""
+  [ -f "$lib" ] || stale=1
+  [ -n "$stale" ] || [ -z "$(find "$ROOT/Sources/$name" -newer "$lib" -name '*.swift' | head -1)" ] || stale=1
+  for d in $deps; do [ -n "$stale" ] || [ ! "$OUT/lib/lib$d.a" -nt "$lib" ] || stale=1; done
+  [ -n "$stale" ] || return 0
   for c in $cmods; do inc+=(-I "$ROOT/Sources/$c"); done
   # shellcheck disable=SC2086
   [ -n "$pkgs" ] && inc+=($(pkg-config --cflags-only-I $pkgs | sed 's/-I/-Xcc -I/g'))
