@@ -343,7 +343,9 @@ private struct Decoder {
         if let duration, !(duration.isFinite && NumberFormatting.roundedToMicroseconds(duration) > 0),
             let node = fields["duration"]
         {
-            issue("\"audio.duration\" must be a finite number of seconds greater than 0 (at least 0.000001)", at: node.value.offset)
+            issue(
+                "\"audio.duration\" must be a finite number of seconds greater than 0 (at least 0.000001)",
+                at: node.value.offset)
         }
         let path = string(fields["path"], "audio.path")
         let rate = integer(fields["sampleRate"], "audio.sampleRate", at: member.value.offset)
