@@ -40,12 +40,16 @@ let package = Package(
         // Decoding, onset/tempo detection and grid fitting.
         .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "CSndfile", "CAubio"]),
 
+        // Click synthesis, the offline renderer/mixer and realtime output through PortAudio.
+        .target(name: "BeatPreview", dependencies: ["BeatMapKit", "BeatAnalysis", "CPortAudio"]),
+
         // The command-line tool: parses, calls a library, prints, exits.
         .executableTarget(
             name: "beatmap",
             dependencies: [
                 "BeatMapKit",
                 "BeatAnalysis",
+                "BeatPreview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -55,13 +59,19 @@ let package = Package(
             dependencies: ["BeatMapKit"],
             resources: [.copy("Fixtures")]
         ),
+        // Synthesised audio fixtures (drum sounds, click tracks, a WAV writer) shared by the tests.
+        .target(name: "TestSynth", path: "Tests/TestSynth"),
         .testTarget(
             name: "BeatAnalysisTests",
-            dependencies: ["BeatAnalysis", "BeatMapKit"]
+            dependencies: ["BeatAnalysis", "BeatMapKit", "TestSynth"]
+        ),
+        .testTarget(
+            name: "BeatPreviewTests",
+            dependencies: ["BeatPreview", "BeatAnalysis", "BeatMapKit"]
         ),
         .testTarget(
             name: "beatmapTests",
-            dependencies: ["BeatMapKit", "beatmap"],
+            dependencies: ["BeatMapKit", "beatmap", "TestSynth"],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Installs the system packages BeatMapKit needs (Debian/Ubuntu; run as root or with sudo).
-# On macOS: brew install libsndfile aubio portaudio pkg-config
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installs the system libraries BeatMapKit links (and the tools its tests use).
+# Debian/Ubuntu: apt-get (as root, or through sudo). macOS: Homebrew.
 set -euo pipefail
+if [ "$(uname)" = "Darwin" ]; then
+  brew install pkg-config libsndfile aubio portaudio
+  exit 0
+fi
 PACKAGES=(
   pkg-config
   libsndfile1-dev   # CSndfile: decoding (LGPL-2.1)
   libaubio-dev      # CAubio: onset/tempo detection (GPL-3.0)
   portaudio19-dev   # CPortAudio: realtime preview output (MIT-style)
+  jackd2            # tests: JACK's dummy backend, a paced virtual output device for `beatmap preview`
+  tmux              # tests: drives `beatmap preview`'s terminal interface
+  sox               # tools/bench (render peer), tools/hostile-audio.py, tools/fuzz/make-seeds.sh
   python3           # tools/hostile-audio.py runs the hostile audio corpus in CI
-  sox               # tools/hostile-audio.py and tools/fuzz/make-seeds.sh synthesise audio with it
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -85,8 +85,10 @@ public final class AudioFileReader {
         channels = Int(info.channels)
         declaredFrames = Int64(info.frames)
         majorFormat = info.format & Int32(SF_FORMAT_TYPEMASK)
-        // Integer files are read as float scaled to ±1.0; float files are passed through as stored.
-        sf_command(handle, Int32(SFC_SET_SCALE_FLOAT_INT_READ), nil, Int32(SF_TRUE))
+        // Integer files are read as float scaled to ±1.0 (libsndfile's default); float files are passed
+        // through as stored. (SFC_SET_SCALE_FLOAT_INT_READ is not set: it only concerns reading float files
+        // through the integer functions, and setting it makes libsndfile scan the whole file for its peak —
+        // 150 ms for a 5-minute WAV before the first sample.)
     }
 
     deinit { sf_close(handle) }
@@ -96,7 +98,9 @@ public final class AudioFileReader {
     /// within ±``maximumSampleMagnitude``: NaN and infinities (a hostile float file's) become 0 (counted
     /// in ``nonFiniteSamples``) and absurd values are clipped (``clippedSamples``), so nothing
     /// downstream (aubio works in single precision) sees them.
-    public func readInterleaved(into buffer: UnsafeMutablePointer<Float>, frames capacity: Int) throws(AudioDecodeError) -> Int {
+    public func readInterleaved(into buffer: UnsafeMutablePointer<Float>, frames capacity: Int) throws(AudioDecodeError)
+        -> Int
+    {
         let count = sf_readf_float(handle, buffer, sf_count_t(capacity))
         if count < 0 || (count == 0 && sf_error(handle) != 0) {
             throw .readFailed(path: path, reason: String(cString: sf_strerror(handle)))
@@ -170,6 +174,7 @@ public struct SndfileAudioInspector: AudioInspector {
         let frames = try reader.countRemainingFrames()
         guard frames > 0 else { throw AudioDecodeError.empty(path: url.path) }
         let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
-        return AudioFacts(duration: Double(frames) / Double(reader.sampleRate), sampleRate: reader.sampleRate, sha256: hash)
+        return AudioFacts(
+            duration: Double(frames) / Double(reader.sampleRate), sampleRate: reader.sampleRate, sha256: hash)
     }
 }

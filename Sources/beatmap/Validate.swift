@@ -12,7 +12,11 @@ enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// The rule settings shared by commands that validate maps.
 struct RuleOptions: ParsableArguments {
-    @Option(name: .customLong("config"), help: "Configuration file (default: the nearest \(ValidationConfiguration.fileName) from the current folder upwards).")
+    @Option(
+        name: .customLong("config"),
+        help:
+            "Configuration file (default: the nearest \(ValidationConfiguration.fileName) from the current folder upwards)."
+    )
     var configFile: String?
 
     @Flag(name: .customLong("no-config"), help: "Ignore configuration files.")
@@ -30,13 +34,18 @@ struct RuleOptions: ParsableArguments {
     @Flag(help: "Use the assist-mode hit window (±300 ms).")
     var assist = false
 
-    @Option(name: .customLong("max-gap-beats"), help: "Longest interval, in beats, before `gap` reports it (default 1.5).")
+    @Option(
+        name: .customLong("max-gap-beats"), help: "Longest interval, in beats, before `gap` reports it (default 1.5).")
     var maxGapBeats: Double?
 
-    @Option(name: .customLong("duration-tolerance-ms"), help: "Allowed difference between the audio's real duration and audio.duration (default 10).")
+    @Option(
+        name: .customLong("duration-tolerance-ms"),
+        help: "Allowed difference between the audio's real duration and audio.duration (default 10).")
     var durationToleranceMs: Double?
 
-    @Option(name: .customLong("rule"), help: ArgumentHelp("Set a rule's severity: ID=error|warning|off (repeatable).", valueName: "id=setting"))
+    @Option(
+        name: .customLong("rule"),
+        help: ArgumentHelp("Set a rule's severity: ID=error|warning|off (repeatable).", valueName: "id=setting"))
     var ruleSettings: [String] = []
 
     @Option(name: .customLong("disable"), help: ArgumentHelp("Turn a rule off (repeatable).", valueName: "id"))
@@ -46,12 +55,17 @@ struct RuleOptions: ParsableArguments {
     var noAudio = false
 
     func validate() throws {
-        for (name, value) in [("--tolerance-ms", toleranceMs), ("--hit-window-ms", hitWindowMs), ("--max-gap-beats", maxGapBeats),
-            ("--duration-tolerance-ms", durationToleranceMs)]
-        {
-            if let value, !(value.isFinite && value >= 0) { throw ValidationError("\(name) must be a non-negative number") }
+        for (name, value) in [
+            ("--tolerance-ms", toleranceMs), ("--hit-window-ms", hitWindowMs), ("--max-gap-beats", maxGapBeats),
+            ("--duration-tolerance-ms", durationToleranceMs),
+        ] {
+            if let value, !(value.isFinite && value >= 0) {
+                throw ValidationError("\(name) must be a non-negative number")
+            }
         }
-        if assist && hitWindowMs != nil { throw ValidationError("--assist and --hit-window-ms cannot be used together") }
+        if assist && hitWindowMs != nil {
+            throw ValidationError("--assist and --hit-window-ms cannot be used together")
+        }
         _ = try parsedSubdivisions()
     }
 
@@ -70,7 +84,8 @@ struct RuleOptions: ParsableArguments {
         if let configFile {
             try configuration.apply(configurationFileAt: URL(fileURLWithPath: configFile))
         } else if !noConfig,
-            let found = ValidationConfiguration.findConfigurationFile(from: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            let found = ValidationConfiguration.findConfigurationFile(
+                from: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         {
             try configuration.apply(configurationFileAt: found)
         }
@@ -135,7 +150,8 @@ struct Validate: AsyncParsableCommand {
 
 /// `beatmap rules`: the rule table.
 struct Rules: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the validation rules, their default severity and what they find.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the validation rules, their default severity and what they find.")
 
     @Flag(help: "Print a Markdown table (as in the README).")
     var markdown = false
@@ -146,8 +162,10 @@ struct Rules: ParsableCommand {
             if markdown {
                 out += "| `\(rule.id)` | \(rule.defaultSeverity.rawValue) | \(rule.summary) |\n"
             } else {
-                out += rule.id.padding(toLength: 20, withPad: " ", startingAt: 0)
-                    + rule.defaultSeverity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0) + rule.summary + "\n"
+                out +=
+                    rule.id.padding(toLength: 20, withPad: " ", startingAt: 0)
+                    + rule.defaultSeverity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0) + rule.summary
+                    + "\n"
             }
         }
         Console.out(out)

@@ -7,7 +7,8 @@ import Testing
 @Suite("Beat-map codec")
 struct CodecTests {
     static let sample = BeatMap(
-        audio: AudioReference(path: "../Audio/demo.ogg", duration: 32, sampleRate: 44100, sha256: String(repeating: "0", count: 64)),
+        audio: AudioReference(
+            path: "../Audio/demo.ogg", duration: 32, sampleRate: 44100, sha256: String(repeating: "0", count: 64)),
         tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
         beats: [0.5, 1.0, 1.5000000000000002, 0.1 + 0.2 + 1.7],
         analysis: .object(JSONObject([("tool", .string("test")), ("confidence", .double(0.87654321))])))
@@ -70,7 +71,12 @@ struct CodecTests {
             Issue.record("sample did not decode")
             return
         }
-        #expect(map.additionalFields["x-first"] == .array([.int(1), .number(map.additionalFields["x-first"]?.arrayValue?[1].numberValue ?? JSONNumber(0)), .string("three")]))
+        #expect(
+            map.additionalFields["x-first"]
+                == .array([
+                    .int(1), .number(map.additionalFields["x-first"]?.arrayValue?[1].numberValue ?? JSONNumber(0)),
+                    .string("three"),
+                ]))
         #expect(map.audio.additionalFields["x-codec"] == .string("vorbis"))
         #expect(map.tempo?.first?.additionalFields["x-label"] == .string("verse"))
         let first = try BeatMapCodec.encode(map)
@@ -101,11 +107,15 @@ struct CodecTests {
         let original = try Data(contentsOf: url)
         var changed = Self.sample
         changed.beats = [1, 2]
-        #expect(throws: BeatMapError.exists(path: url.path)) { try BeatMapCodec.write(changed, to: url, overwrite: false) }
+        #expect(throws: BeatMapError.exists(path: url.path)) {
+            try BeatMapCodec.write(changed, to: url, overwrite: false)
+        }
         #expect(try Data(contentsOf: url) == original)
         try BeatMapCodec.write(changed, to: url, overwrite: true)
         #expect(try BeatMapCodec.read(from: url).beats == [1, 2])
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "a.beatmap.json" }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0 != "a.beatmap.json"
+        }
         #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
     }
 
@@ -122,13 +132,18 @@ struct CodecTests {
         } catch {
             #expect(error.localizedDescription.contains("bad.beatmap.json:2:14"))
         }
-        #expect(throws: BeatMapError.self) { try BeatMapCodec.read(from: folder.appendingPathComponent("missing.json")) }
+        #expect(throws: BeatMapError.self) {
+            try BeatMapCodec.read(from: folder.appendingPathComponent("missing.json"))
+        }
     }
 
     @Test("SHA-256 matches known digests")
     func sha256() {
-        #expect(SHA256Hasher.hex(of: Array("".utf8)) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(SHA256Hasher.hex(of: Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256Hasher.hex(of: Array("".utf8)) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            SHA256Hasher.hex(of: Array("abc".utf8))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         let long = Array(String(repeating: "a", count: 1_000).utf8)
         var hasher = SHA256Hasher()
         hasher.update(long[0..<333])

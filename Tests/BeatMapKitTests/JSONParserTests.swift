@@ -9,16 +9,22 @@ struct JSONParserTests {
 
     @Test("valid documents parse to the expected values")
     func values() throws {
-        #expect(try parse("[1, -0.5, 2e3, true, false, null, \"a\\u00e9\\n\\ud83c\\udfb5\"]") ==
-            .array([.int(1), .number(try #require(parse("-0.5").numberValue)), .number(try #require(parse("2e3").numberValue)), .bool(true), .bool(false), .null, .string("aé\n🎵")]))
+        #expect(
+            try parse("[1, -0.5, 2e3, true, false, null, \"a\\u00e9\\n\\ud83c\\udfb5\"]")
+                == .array([
+                    .int(1), .number(try #require(parse("-0.5").numberValue)),
+                    .number(try #require(parse("2e3").numberValue)), .bool(true), .bool(false), .null, .string("aé\n🎵"),
+                ]))
         #expect(try parse("\u{FEFF}{}") == .object(JSONObject()))
         #expect(try parse("[NaN, -Infinity]").arrayValue?.map { $0.doubleValue?.isFinite } == [false, false])
     }
 
-    @Test("invalid documents are refused with the offset of the problem", arguments: [
-        ("", 0), ("[1,]", 3), ("{\"a\" 1}", 5), ("[01]", 2), ("[1.]", 3), ("\"abc", 4), ("[1] x", 4),
-        ("[\"\\x\"]", 2), ("{\"a\":1,}", 7), ("[-]", 2), ("[\"\u{1}\"]", 2), ("[\"\\ud800\"]", 8),
-    ])
+    @Test(
+        "invalid documents are refused with the offset of the problem",
+        arguments: [
+            ("", 0), ("[1,]", 3), ("{\"a\" 1}", 5), ("[01]", 2), ("[1.]", 3), ("\"abc", 4), ("[1] x", 4),
+            ("[\"\\x\"]", 2), ("{\"a\":1,}", 7), ("[-]", 2), ("[\"\u{1}\"]", 2), ("[\"\\ud800\"]", 8),
+        ])
     func invalid(text: String, offset: Int) {
         do {
             _ = try parse(text)

@@ -12,7 +12,8 @@ struct RuleExampleTests {
 
     func findings(_ example: RuleExample) -> [Finding] {
         let validator = Validator(configuration: example.configuration)
-        return validator.validate(bytes: Array(example.text.utf8), path: "example.beatmap.json", audio: example.audio).findings
+        return validator.validate(bytes: Array(example.text.utf8), path: "example.beatmap.json", audio: example.audio)
+            .findings
     }
 
     @Test("triggering examples report the rule", arguments: rules)

@@ -53,7 +53,8 @@ struct ValidatorTests {
 
     @Test("without a tempo map the validator infers one and says which")
     func inferredTempo() {
-        let report = validate("{ \"version\": 1, \"audio\": { \"duration\": 10 }, \"beats\": [1.0, 1.5, 2.0, 2.5, 3.0, 3.5] }")
+        let report = validate(
+            "{ \"version\": 1, \"audio\": { \"duration\": 10 }, \"beats\": [1.0, 1.5, 2.0, 2.5, 3.0, 3.5] }")
         #expect(report.findings.isEmpty)
         #expect(report.notes.count == 1)
         #expect(report.notes[0].contains("120 BPM"))
@@ -88,8 +89,11 @@ struct ValidatorTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent(ValidationConfiguration.fileName)
-        try Data("{ \"rules\": { \"gap\": \"error\", \"hit-window-overlap\": \"off\" }, \"toleranceMs\": 8, \"subdivisions\": [1, 2] }".utf8)
-            .write(to: file)
+        try Data(
+            "{ \"rules\": { \"gap\": \"error\", \"hit-window-overlap\": \"off\" }, \"toleranceMs\": 8, \"subdivisions\": [1, 2] }"
+                .utf8
+        )
+        .write(to: file)
         var configuration = ValidationConfiguration()
         try configuration.apply(configurationFileAt: file)
         #expect(configuration.severities["gap"] == .error)
@@ -98,7 +102,9 @@ struct ValidatorTests {
         #expect(configuration.subdivisions == [1, 2])
         let sub = folder.appendingPathComponent("a/b")
         try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
-        #expect(ValidationConfiguration.findConfigurationFile(from: sub)?.standardizedFileURL.path == file.standardizedFileURL.path)
+        #expect(
+            ValidationConfiguration.findConfigurationFile(from: sub)?.standardizedFileURL.path
+                == file.standardizedFileURL.path)
 
         try Data("{ \"tolerance\": 8 }".utf8).write(to: file)
         var other = ValidationConfiguration()

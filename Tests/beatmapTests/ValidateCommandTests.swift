@@ -5,11 +5,141 @@ import Testing
 
 @Suite("beatmap validate")
 struct ValidateCommandTests {
-    @Test("a missing path exits 2 with the path in the message")
-    func missingPath() throws {
-        let result = try CLI.run(["validate", "/nonexistent/x.beatmap.json"])
+    static let formats = ["text", "json", "junit", "github", "sarif"]
+
+    @Test("each reporter's output for the broken maps equals its canned expected output", arguments: formats)
+    func reporterOutput(format: String) throws {
+        let result = try CLI.run(["validate", "--no-config", "--format", format, "broken"], in: CLI.fixtures)
+        let expected = try String(
+            contentsOf: CLI.fixtures.appendingPathComponent("expected/broken.\(format)"), encoding: .utf8)
+        #expect(result.status == 1)
+        #expect(result.stdout == expected)
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test("each broken map yields exactly its own rule, at the right beat and line")
+    func exactRules() throws {
+        let result = try CLI.run(["validate", "--no-config", "--format", "json", "broken"], in: CLI.fixtures)
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let files = try #require(root["files"] as? [[String: Any]])
+        var seen: [String: [(rule: String, index: Int?, line: Int)]] = [:]
+        for file in files {
+            let path = try #require(file["path"] as? String)
+            let name = String(path.dropFirst("broken/".count).dropLast(".beatmap.json".count))
+            let findings = try #require(file["findings"] as? [[String: Any]])
+            seen[name] = findings.map { ($0["rule"] as? String ?? "", $0["index"] as? Int, $0["line"] as? Int ?? 0) }
+            #expect(Set(findings.compactMap { $0["rule"] as? String }) == [name], "\(name)")
+        }
+        #expect(seen.count == 11)
+        #expect(seen["non-finite"]?.map(\.index) == [2])
+        #expect(seen["non-monotonic"]?.map(\.index) == [3])
+        #expect(seen["non-monotonic"]?.map(\.line) == [11])
+        #expect(seen["duplicate-beat"]?.map(\.index) == [2])
+        #expect(seen["out-of-duration"]?.map(\.index) == [4])
+        #expect(seen["off-grid"]?.map(\.index) == [3, 5])
+        #expect(seen["off-grid"]?.map(\.line) == [11, 13])
+        #expect(seen["gap"]?.map(\.index) == [2])
+        #expect(seen["hit-window-overlap"]?.map(\.index) == [1])
+        #expect(seen["invalid-json"]?.map(\.line) == [7])
+        #expect(seen["schema"]?.map(\.line) == [2, 6])
+        #expect(seen["audio-mismatch"]?.map(\.line) == [5, 7])
+        let summary = try #require(root["summary"] as? [String: Int])
+        #expect(summary == ["files": 11, "errors": 12, "warnings": 2])
+    }
+
+    @Test("exit status: 0 clean, 0 with warnings, 1 with --strict warnings, 1 errors, 2 could not run")
+    func exitStatus() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = "{ \"version\": 1, \"audio\": { \"duration\": 4 }, \"beats\": [0.5, 1.0, 1.5, 2.0] }"
+        try Data(good.utf8).write(to: folder.appendingPathComponent("good.beatmap.json"))
+        var result = try CLI.run(["validate", "good.beatmap.json"], in: folder)
+        #expect(result.status == 0)
+        #expect(result.stdout.hasSuffix("Validated 1 file: 0 errors, 0 warnings.\n"))
+
+        let gap = CLI.fixtures.appendingPathComponent("broken/gap.beatmap.json").path
+        result = try CLI.run(["validate", "--no-config", gap])
+        #expect(result.status == 0)
+        result = try CLI.run(["validate", "--no-config", "--strict", gap])
+        #expect(result.status == 1)
+        result = try CLI.run(["validate", "--no-config", "--rule", "gap=error", gap])
+        #expect(result.status == 1)
+        result = try CLI.run(["validate", "--no-config", "--strict", "--disable", "gap", gap])
+        #expect(result.status == 0)
+
+        result = try CLI.run(["validate", "--rule", "no-such-rule=off", gap])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("/nonexistent/x.beatmap.json"))
-        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("unknown rule 'no-such-rule'"))
+
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        result = try CLI.run(["validate", "empty"], in: folder)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("empty: no *.beatmap.json files found"))
+    }
+
+    @Test("folders are searched recursively, hidden folders skipped, in sorted order")
+    func recursion() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let map = "{ \"version\": 1, \"audio\": { \"duration\": 4 }, \"beats\": [0.5, 1.0] }"
+        for path in ["maps/b.beatmap.json", "maps/a/z.beatmap.json", "maps/.hidden/x.beatmap.json", "maps/notes.json"] {
+            let url = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(map.utf8).write(to: url)
+        }
+        let result = try CLI.run(["validate", "--format", "json", "maps"], in: folder)
+        #expect(result.status == 0)
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let paths = (root["files"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+        #expect(paths == ["maps/a/z.beatmap.json", "maps/b.beatmap.json"])
+    }
+
+    @Test("a configuration file in the current folder is used, --no-config ignores it")
+    func configDiscovery() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(
+            at: CLI.fixtures.appendingPathComponent("broken/gap.beatmap.json"),
+            to: folder.appendingPathComponent("gap.beatmap.json"))
+        try Data("{ \"rules\": { \"gap\": \"error\" } }".utf8).write(
+            to: folder.appendingPathComponent(".beatmaplint.json"))
+        var result = try CLI.run(["validate", "gap.beatmap.json"], in: folder)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("error: [gap]"))
+        result = try CLI.run(["validate", "--no-config", "gap.beatmap.json"], in: folder)
+        #expect(result.status == 0)
+        try Data("{ \"rules\": ".utf8).write(to: folder.appendingPathComponent(".beatmaplint.json"))
+        result = try CLI.run(["validate", "gap.beatmap.json"], in: folder)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(".beatmaplint.json:1:"))
+    }
+
+    @Test("empty, binary, deeply nested and oversized files are findings, not crashes")
+    func hostileFiles() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data().write(to: folder.appendingPathComponent("empty.beatmap.json"))
+        try Data([0x00, 0xFF, 0x13, 0x37, 0x7F, 0x45, 0x4C, 0x46]).write(
+            to: folder.appendingPathComponent("binary.beatmap.json"))
+        try Data(String(repeating: "[", count: 50_000).utf8).write(
+            to: folder.appendingPathComponent("deep.beatmap.json"))
+        // A sparse file over the 128 MiB limit: refused from its size, never read into memory.
+        let huge = folder.appendingPathComponent("huge.beatmap.json")
+        FileManager.default.createFile(atPath: huge.path, contents: Data("{".utf8))
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: 129 * 1024 * 1024)
+        try handle.close()
+        let result = try CLI.run(["validate", "--format", "json", "."], in: folder)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("over the 134217728-byte limit"))
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let files = try #require(root["files"] as? [[String: Any]])
+        #expect(files.count == 4)
+        for file in files {
+            let rules = (file["findings"] as? [[String: Any]])?.compactMap { $0["rule"] as? String }
+            #expect(rules == ["invalid-json"], "\(file["path"] ?? "")")
+        }
     }
 }

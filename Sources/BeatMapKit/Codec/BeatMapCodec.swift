@@ -180,7 +180,9 @@ public enum BeatMapCodec {
         JSONWriter.write(.object(audio), indent: 1, into: &out)
         if let tempo = map.tempo {
             out += ",\n  \"tempo\": "
-            if tempo.isEmpty { out += "[]" } else {
+            if tempo.isEmpty {
+                out += "[]"
+            } else {
                 out += "[\n"
                 for (index, segment) in tempo.enumerated() {
                     var object = JSONObject([("time", .double(segment.time)), ("bpm", .double(segment.bpm))])
@@ -196,7 +198,9 @@ public enum BeatMapCodec {
             }
         }
         out += ",\n  \"beats\": "
-        if map.beats.isEmpty { out += "[]" } else {
+        if map.beats.isEmpty {
+            out += "[]"
+        } else {
             out += "[\n"
             out.reserveCapacity(out.utf8.count + map.beats.count * 16)
             for (index, beat) in map.beats.enumerated() {
@@ -367,7 +371,8 @@ private struct Decoder {
     mutating func decodeTempo(_ member: JSONMember?) -> [TempoSegment]? {
         guard let member else { return nil }
         guard case .array(let elements) = member.value.kind else {
-            issue("\"tempo\" must be an array of segments, not \(member.value.typeDescription)", at: member.value.offset)
+            issue(
+                "\"tempo\" must be an array of segments, not \(member.value.typeDescription)", at: member.value.offset)
             return nil
         }
         var segments: [TempoSegment] = []
@@ -411,7 +416,9 @@ private struct Decoder {
             } else {
                 wrong += 1
                 if wrong <= 20 {
-                    issue("beats[\(index)] must be a number of seconds, not \(element.typeDescription)", at: element.offset)
+                    issue(
+                        "beats[\(index)] must be a number of seconds, not \(element.typeDescription)",
+                        at: element.offset)
                 }
             }
         }

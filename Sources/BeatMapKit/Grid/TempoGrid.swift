@@ -58,10 +58,13 @@ public struct TempoGrid: Sendable, Equatable {
 
     /// The nearest grid point to `t` over the allowed `subdivisions`, considering the covering segment
     /// and, within `boundaryTolerance` of a segment change, the neighbouring one too.
-    public func nearestPoint(to t: TimeInterval, subdivisions: [Int], boundaryTolerance: TimeInterval = 0) -> GridPoint {
+    public func nearestPoint(to t: TimeInterval, subdivisions: [Int], boundaryTolerance: TimeInterval = 0) -> GridPoint
+    {
         let index = segmentIndex(at: t)
         var candidates = [index]
-        if index + 1 < segments.count, segments[index + 1].time - t <= boundaryTolerance { candidates.append(index + 1) }
+        if index + 1 < segments.count, segments[index + 1].time - t <= boundaryTolerance {
+            candidates.append(index + 1)
+        }
         if index > 0, t - segments[index].time <= boundaryTolerance { candidates.append(index - 1) }
         var best: GridPoint?
         for segment in candidates {

@@ -45,7 +45,9 @@ public enum AtomicFile {
             mode = existing.st_mode & 0o7777
         }
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
-        guard descriptor >= 0 else { throw .io(path: path, reason: "cannot create a file in \(folder): \(errnoText())") }
+        guard descriptor >= 0 else {
+            throw .io(path: path, reason: "cannot create a file in \(folder): \(errnoText())")
+        }
         var failure: String?
         data.withUnsafeBytes { raw in
             var offset = 0

@@ -46,7 +46,9 @@ public struct SHA256Hasher: Sendable {
         let bitLength = length &* 8
         var tail: [UInt8] = [0x80]
         while (pending.count + tail.count) % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         let savedLength = length
         update(tail)
         length = savedLength
@@ -75,7 +77,8 @@ public struct SHA256Hasher: Sendable {
     private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
         var w = [UInt32](repeating: 0, count: 64)
         for t in 0..<16 {
-            w[t] = UInt32(block[t * 4]) << 24 | UInt32(block[t * 4 + 1]) << 16 | UInt32(block[t * 4 + 2]) << 8
+            w[t] =
+                UInt32(block[t * 4]) << 24 | UInt32(block[t * 4 + 1]) << 16 | UInt32(block[t * 4 + 2]) << 8
                 | UInt32(block[t * 4 + 3])
         }
         for t in 16..<64 {

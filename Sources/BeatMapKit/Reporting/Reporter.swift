@@ -16,7 +16,9 @@ public enum Reporters {
     ]
 
     /// The reporter for `identifier`, if any. `strict` makes warnings fail in formats that carry pass/fail.
-    public static func reporter(named identifier: String, strict: Bool = false, toolVersion: String = BeatMapKitInfo.version)
+    public static func reporter(
+        named identifier: String, strict: Bool = false, toolVersion: String = BeatMapKitInfo.version
+    )
         -> (any Reporter)?
     {
         switch identifier {
@@ -42,7 +44,8 @@ enum Summary {
         let files = report.files.count
         let errors = report.errorCount
         let warnings = report.warningCount
-        return "Validated \(files) file\(files == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")."
+        return
+            "Validated \(files) file\(files == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")."
     }
 }
 
@@ -58,7 +61,8 @@ public struct TextReporter: Reporter {
         for file in report.files {
             for note in file.notes { out += "\(file.path):1:1: note: \(note)\n" }
             for finding in file.findings {
-                out += "\(file.path):\(finding.location.line):\(finding.location.column): \(finding.severity.rawValue): [\(finding.ruleID)] \(finding.message)\n"
+                out +=
+                    "\(file.path):\(finding.location.line):\(finding.location.column): \(finding.severity.rawValue): [\(finding.ruleID)] \(finding.message)\n"
             }
         }
         return out + Summary.line(report) + "\n"
@@ -76,7 +80,9 @@ public struct JSONReporter: Reporter {
     public func generate(_ report: ValidationReport) -> String {
         let files: [JSONValue] = report.files.map { file in
             let findings: [JSONValue] = file.findings.map { finding in
-                var object = JSONObject([("rule", .string(finding.ruleID)), ("severity", .string(finding.severity.rawValue))])
+                var object = JSONObject([
+                    ("rule", .string(finding.ruleID)), ("severity", .string(finding.severity.rawValue)),
+                ])
                 if let index = finding.beatIndex { object["index"] = .int(index) }
                 if let time = finding.time { object["time"] = time.isFinite ? .double(time) : .null }
                 object["line"] = .int(finding.location.line)
@@ -137,20 +143,24 @@ public struct JUnitReporter: Reporter {
                 if !failing.isEmpty {
                     failures += 1
                     let first = failing[0]
-                    cases += "      <failure type=\"\(first.severity.rawValue)\" message=\"\(XML.escape(first.message))\">"
+                    cases +=
+                        "      <failure type=\"\(first.severity.rawValue)\" message=\"\(XML.escape(first.message))\">"
                     cases += XML.escape(failing.map(Self.line(file.path)).joined(separator: "\n"))
                     cases += "</failure>\n"
                 }
                 let other = findings.filter { !($0.severity == .error || strict) }
                 if !other.isEmpty {
-                    cases += "      <system-out>" + XML.escape(other.map(Self.line(file.path)).joined(separator: "\n")) + "</system-out>\n"
+                    cases +=
+                        "      <system-out>" + XML.escape(other.map(Self.line(file.path)).joined(separator: "\n"))
+                        + "</system-out>\n"
                 }
                 cases += "    </testcase>\n"
             }
             let tests = RuleCatalog.ids.count
             totalTests += tests
             totalFailures += failures
-            suites += "  <testsuite name=\"\(XML.escape(file.path))\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
+            suites +=
+                "  <testsuite name=\"\(XML.escape(file.path))\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
             suites += cases
             suites += "  </testsuite>\n"
         }
@@ -178,7 +188,8 @@ public struct GitHubReporter: Reporter {
         var out = ""
         for file in report.files {
             for finding in file.findings {
-                out += "::\(finding.severity.rawValue) file=\(Self.property(file.path)),line=\(finding.location.line),col=\(finding.location.column),title=\(Self.property("beatmap [\(finding.ruleID)]"))::\(Self.data(finding.message))\n"
+                out +=
+                    "::\(finding.severity.rawValue) file=\(Self.property(file.path)),line=\(finding.location.line),col=\(finding.location.column),title=\(Self.property("beatmap [\(finding.ruleID)]"))::\(Self.data(finding.message))\n"
             }
         }
         return out + Summary.line(report) + "\n"

@@ -33,6 +33,13 @@ public struct ValidationConfiguration: Sendable, Equatable {
         return severities[description.id] ?? description.defaultSeverity
     }
 
+    /// A copy of these settings with `change` applied: `ValidationConfiguration().with { $0.subdivisions = [1, 2] }`.
+    public func with(_ change: (inout ValidationConfiguration) -> Void) -> ValidationConfiguration {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+
     /// Whether the map is a full beat map (one beat per beat) rather than a note map on subdivisions.
     public var isFullBeatMap: Bool { subdivisions == [1] }
 }
@@ -52,7 +59,8 @@ extension ValidationConfiguration {
     /// Applies a rule setting: `error`, `warning` or `off`. Unknown rule ids are refused.
     public mutating func setRule(_ id: String, to setting: String, origin: String) throws(ConfigurationError) {
         guard RuleCatalog.ids.contains(id) else {
-            throw ConfigurationError("\(origin): unknown rule '\(id)' (known: \(RuleCatalog.ids.joined(separator: ", ")))")
+            throw ConfigurationError(
+                "\(origin): unknown rule '\(id)' (known: \(RuleCatalog.ids.joined(separator: ", ")))")
         }
         switch setting {
         case "off":
@@ -106,7 +114,8 @@ extension ValidationConfiguration {
                 }
                 for rule in rules {
                     guard let setting = rule.value.stringValue else {
-                        throw ConfigurationError("\(origin): rule '\(rule.key)' must be set to \"error\", \"warning\" or \"off\"")
+                        throw ConfigurationError(
+                            "\(origin): rule '\(rule.key)' must be set to \"error\", \"warning\" or \"off\"")
                     }
                     try setRule(rule.key, to: setting, origin: origin)
                 }

@@ -172,6 +172,31 @@ public struct ValidationContext: Sendable {
         }
     }
 
+    /// Runs `body` over each step forward in time: `index` is a beat later than every beat listed before
+    /// it and `previous` the latest of those. Steps across a non-finite beat are skipped (that beat's
+    /// time is unknown), and so are beats out of order, so one misplaced beat is reported by
+    /// `non-monotonic` alone rather than also as a gap or an overlap.
+    public func forEachStepForward(_ body: (_ previous: Int, _ index: Int) -> Void) {
+        var latest: Int?
+        var sawNonFinite = false
+        for index in map.beats.indices {
+            let beat = map.beats[index]
+            guard beat.isFinite else {
+                sawNonFinite = true
+                continue
+            }
+            guard let last = latest else {
+                latest = index
+                continue
+            }
+            if beat > map.beats[last] {
+                if !sawNonFinite { body(last, index) }
+                latest = index
+                sawNonFinite = false
+            }
+        }
+    }
+
     /// Runs `body` over each pair of consecutive finite beats `(i − 1, i)`, skipping non-finite ones.
     public func forEachFiniteInterval(_ body: (_ previous: Int, _ index: Int) -> Void) {
         var previous: Int?

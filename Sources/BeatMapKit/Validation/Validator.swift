@@ -44,7 +44,9 @@ public struct Validator: Sendable {
     public var audioInspector: (any AudioInspector)?
 
     /// A validator with `configuration`, reading audio with `audioInspector`.
-    public init(configuration: ValidationConfiguration = ValidationConfiguration(), audioInspector: (any AudioInspector)? = nil) {
+    public init(
+        configuration: ValidationConfiguration = ValidationConfiguration(), audioInspector: (any AudioInspector)? = nil
+    ) {
         self.configuration = configuration
         self.audioInspector = audioInspector
     }
@@ -57,7 +59,9 @@ public struct Validator: Sendable {
         case .invalidJSON(let message, let location):
             add(InvalidJSONRule.description, Violation(message, at: location), to: &report)
         case .schemaViolations(let issues):
-            for issue in issues { add(SchemaRule.description, Violation(issue.message, at: issue.location), to: &report) }
+            for issue in issues {
+                add(SchemaRule.description, Violation(issue.message, at: issue.location), to: &report)
+            }
         case .map(let map, let source):
             let audioCheck = audio.map(AudioCheck.facts) ?? inspectAudio(of: map, mapURL: mapURL)
             let context = ValidationContext(map: map, source: source, configuration: configuration, audio: audioCheck)
@@ -168,7 +172,9 @@ public enum MapFileFinder {
         var files: [File] = []
         for path in paths {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .noSuchPath(path) }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw .noSuchPath(path)
+            }
             if !isDirectory.boolValue {
                 files.append(File(url: URL(fileURLWithPath: path), path: path))
                 continue
@@ -186,7 +192,9 @@ public enum MapFileFinder {
     }
 
     private static func collect(_ folder: URL, relative: String, into found: inout [String], depth: Int) {
-        guard depth < 64, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        guard depth < 64, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+            return
+        }
         for name in entries where !name.hasPrefix(".") {
             let url = folder.appendingPathComponent(name)
             let path = relative.isEmpty ? name : relative + "/" + name

@@ -36,12 +36,18 @@ enum CLI {
         return URL(fileURLWithPath: found ?? candidates.last ?? "beatmap")
     }()
 
-    /// Runs `beatmap arguments…` in `folder` and waits for it.
-    static func run(_ arguments: [String], in folder: URL? = nil, stdin: Data? = nil) throws -> CLIResult {
+    /// Runs `beatmap arguments…` in `folder` and waits for it; `environment` adds to (or replaces)
+    /// the test process's variables.
+    static func run(
+        _ arguments: [String], in folder: URL? = nil, stdin: Data? = nil, environment: [String: String] = [:]
+    ) throws -> CLIResult {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = folder }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

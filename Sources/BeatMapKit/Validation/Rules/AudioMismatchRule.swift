@@ -8,7 +8,9 @@ public struct AudioMismatchRule: ValidationRule {
         id: "audio-mismatch", defaultSeverity: .error,
         summary: "The audio file's real duration, sample rate or SHA-256 differs from the map's audio block.",
         triggeringExamples: [
-            .map(beats: "[0.5]", duration: "8.0", extraAudio: ", \"path\": \"a.ogg\"", audio: AudioFacts(duration: 8.5, sampleRate: 44100)),
+            .map(
+                beats: "[0.5]", duration: "8.0", extraAudio: ", \"path\": \"a.ogg\"",
+                audio: AudioFacts(duration: 8.5, sampleRate: 44100)),
             .map(
                 beats: "[0.5]", duration: "8.0",
                 extraAudio: ", \"path\": \"a.ogg\", \"sha256\": \"\(String(repeating: "ab", count: 32))\"",
@@ -18,7 +20,9 @@ public struct AudioMismatchRule: ValidationRule {
                 audio: AudioFacts(duration: 8.0, sampleRate: 44100)),
         ],
         nonTriggeringExamples: [
-            .map(beats: "[0.5]", duration: "8.0", extraAudio: ", \"path\": \"a.ogg\"", audio: AudioFacts(duration: 8.004, sampleRate: 44100)),
+            .map(
+                beats: "[0.5]", duration: "8.0", extraAudio: ", \"path\": \"a.ogg\"",
+                audio: AudioFacts(duration: 8.004, sampleRate: 44100)),
             .map(beats: "[0.5]", duration: "8.0"),
         ])
 
@@ -30,7 +34,11 @@ public struct AudioMismatchRule: ValidationRule {
         case .skipped:
             return []
         case .unreadable(let reason):
-            return [Violation("audio file \(audio.path ?? "") cannot be read: \(reason)", at: context.source.location(ofAudioMember: "path"))]
+            return [
+                Violation(
+                    "audio file \(audio.path ?? "") cannot be read: \(reason)",
+                    at: context.source.location(ofAudioMember: "path"))
+            ]
         case .facts(let facts):
             var violations: [Violation] = []
             let difference = facts.duration - audio.duration

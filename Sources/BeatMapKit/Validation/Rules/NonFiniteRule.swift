@@ -20,7 +20,8 @@ public struct NonFiniteRule: ValidationRule {
 
     public func check(_ context: ValidationContext) -> [Violation] {
         var violations: [Violation] = []
-        for (index, segment) in (context.map.tempo ?? []).enumerated() where !segment.time.isFinite || !segment.bpm.isFinite {
+        for (index, segment) in (context.map.tempo ?? []).enumerated()
+        where !segment.time.isFinite || !segment.bpm.isFinite {
             violations.append(
                 Violation(
                     "tempo segment \(index) has a non-finite \(segment.time.isFinite ? "bpm" : "time")",

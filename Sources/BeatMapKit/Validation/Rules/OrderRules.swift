@@ -83,7 +83,9 @@ public struct OutOfDurationRule: ValidationRule {
         let duration = context.map.audio.duration
         var violations: [Violation] = []
         for (index, beat) in context.map.beats.enumerated() where beat.isFinite && (beat < 0 || beat > duration) {
-            let why = beat < 0 ? "before the start of the audio" : "after the end of the audio (\(Describe.seconds(duration)))"
+            let why =
+                beat < 0
+                ? "before the start of the audio" : "after the end of the audio (\(Describe.seconds(duration)))"
             violations.append(
                 Violation(
                     "beat \(index) at \(Describe.seconds(beat)) is \(why)",

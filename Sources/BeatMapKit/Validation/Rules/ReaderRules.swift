@@ -33,6 +33,7 @@ public enum SchemaRule: DescribedRule {
         ],
         nonTriggeringExamples: [
             RuleExample.map(beats: "[]"),
-            RuleExample("{ \"version\": 1, \"audio\": { \"duration\": 8 }, \"beats\": [1.0], \"x-editor\": { \"zoom\": 3 } }"),
+            RuleExample(
+                "{ \"version\": 1, \"audio\": { \"duration\": 8 }, \"beats\": [1.0], \"x-editor\": { \"zoom\": 3 } }"),
         ])
 }

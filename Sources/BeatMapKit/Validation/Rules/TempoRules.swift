@@ -44,7 +44,8 @@ public struct InvalidTempoRule: ValidationRule {
                         at: location))
             }
             if let perBar = segment.beatsPerBar, perBar < 1 {
-                violations.append(Violation("tempo segment \(index) has beatsPerBar \(perBar); it must be at least 1", at: location))
+                violations.append(
+                    Violation("tempo segment \(index) has beatsPerBar \(perBar); it must be at least 1", at: location))
             }
         }
         return violations
@@ -63,11 +64,7 @@ public struct OffGridRule: ValidationRule {
             .map(beats: "[0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.03, 4.5, 5.0]", beatIndices: [7]),
             .map(
                 beats: "[0.5, 1.0, 1.25, 1.4]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]",
-                configuration: {
-                    var configuration = ValidationConfiguration()
-                    configuration.subdivisions = [1, 2]
-                    return configuration
-                }(), beatIndices: [3]),
+                configuration: ValidationConfiguration().with { $0.subdivisions = [1, 2] }, beatIndices: [3]),
         ],
         nonTriggeringExamples: [
             .map(beats: "[0.5, 1.0, 1.503, 2.0]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]"),
@@ -76,11 +73,7 @@ public struct OffGridRule: ValidationRule {
                 tempo: "[{ \"time\": 0.5, \"bpm\": 120 }, { \"time\": 1.5, \"bpm\": 150 }]"),
             .map(
                 beats: "[0.5, 1.0, 1.25, 1.5]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]",
-                configuration: {
-                    var configuration = ValidationConfiguration()
-                    configuration.subdivisions = [1, 2]
-                    return configuration
-                }()),
+                configuration: ValidationConfiguration().with { $0.subdivisions = [1, 2] }),
         ])
 
     public init() {}
@@ -117,11 +110,7 @@ public struct GapRule: ValidationRule {
             .map(beats: "[0.5, 1.0, 1.5, 2.0]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]"),
             .map(
                 beats: "[0.5, 1.0, 2.0, 2.5]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]",
-                configuration: {
-                    var configuration = ValidationConfiguration()
-                    configuration.subdivisions = [1, 2]
-                    return configuration
-                }()),
+                configuration: ValidationConfiguration().with { $0.subdivisions = [1, 2] }),
         ])
 
     public init() {}
@@ -131,7 +120,7 @@ public struct GapRule: ValidationRule {
         let beats = context.map.beats
         let limit = context.configuration.maximumGapBeats
         var violations: [Violation] = []
-        context.forEachFiniteInterval { previous, index in
+        context.forEachStepForward { previous, index in
             let interval = beats[index] - beats[previous]
             let inBeats = interval / grid.beatLength(at: beats[previous])
             guard inBeats > limit + 1e-9 else { return }
@@ -155,11 +144,7 @@ public struct HitWindowOverlapRule: ValidationRule {
             .map(beats: "[0.5, 0.75, 1.0, 1.25, 2.0]", beatIndices: [1]),
             .map(
                 beats: "[0.5, 1.0, 1.5]",
-                configuration: {
-                    var configuration = ValidationConfiguration()
-                    configuration.hitWindow = 0.300
-                    return configuration
-                }(), beatIndices: [1]),
+                configuration: ValidationConfiguration().with { $0.hitWindow = 0.300 }, beatIndices: [1]),
         ],
         nonTriggeringExamples: [
             .map(beats: "[0.5, 1.0, 1.5, 2.0]"),
@@ -186,7 +171,7 @@ public struct HitWindowOverlapRule: ValidationRule {
             runStart = nil
             closest = .infinity
         }
-        context.forEachFiniteInterval { previous, index in
+        context.forEachStepForward { previous, index in
             let interval = beats[index] - beats[previous]
             if interval > DuplicateBeatRule.epsilon, interval < minimum - 1e-9 {
                 if runStart == nil || runEnd != previous {

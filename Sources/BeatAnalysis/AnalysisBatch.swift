@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+
+/// Why a batch could not start.
+public enum AnalysisBatchError: Error, LocalizedError, Sendable, Equatable {
+    /// A path does not exist.
+    case noSuchPath(String)
+    /// A folder holds no audio files.
+    case noAudio(String)
+    /// `-o` was given for more than one input file.
+    case outputNeedsOneFile(count: Int)
+
+    public var errorDescription: String? {
+        switch self {
+        case .noSuchPath(let path): return "\(path): no such file or directory"
+        case .noAudio(let path):
+            return "\(path): no audio files found (looked for \(AudioFileFinder.extensions.sorted().joined(separator: ", ")))"
+        case .outputNeedsOneFile(let count): return "-o names one map file, but \(count) audio files were given; use --out-dir"
+        }
+    }
+}
+
+/// Expands paths to audio files: files as given, folders searched recursively for known extensions.
+public enum AudioFileFinder {
+    /// File extensions taken from folders (lowercase).
+    public static let extensions: Set<String> = [
+        "wav", "wave", "aif", "aiff", "aifc", "flac", "ogg", "oga", "opus", "mp3", "caf", "w64", "au", "snd",
+    ]
+
+    /// The audio files under `paths`, in the order given and sorted within each folder.
+    public static func find(_ paths: [String]) throws(AnalysisBatchError) -> [URL] {
+        var files: [URL] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .noSuchPath(path) }
+            if !isDirectory.boolValue {
+                files.append(URL(fileURLWithPath: path))
+                continue
+            }
+            var found: [String] = []
+            collect(URL(fileURLWithPath: path, isDirectory: true), relative: "", into: &found, depth: 0)
+            guard !found.isEmpty else { throw .noAudio(path) }
+            let root = URL(fileURLWithPath: path, isDirectory: true)
+            files += found.sorted().map { root.appendingPathComponent($0) }
+        }
+        return files
+    }
+
+    private static func collect(_ folder: URL, relative: String, into found: inout [String], depth: Int) {
+        guard depth < 64, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in entries where !name.hasPrefix(".") {
+            let url = folder.appendingPathComponent(name)
+            let path = relative.isEmpty ? name : relative + "/" + name
+            guard let values = try? url.resourceValues(forKeys: [.isDirectoryKey, .isSymbolicLinkKey]) else { continue }
+            if values.isDirectory == true {
+                // Links to folders are not followed, so a link cycle cannot loop.
+                if values.isSymbolicLink != true { collect(url, relative: path, into: &found, depth: depth + 1) }
+            } else if extensions.contains(url.pathExtension.lowercased()) {
+                found.append(path)
+            }
+        }
+    }
+}
+
+/// One file of a batch: its audio and where its map goes.
+public struct AnalysisJob: Sendable, Equatable {
+    /// The audio file (its `relativePath` is the path as the user gave it).
+    public var audio: URL
+    /// The map file to write (its `relativePath` is the path as the user gave it).
+    public var map: URL
+}
+
+/// What became of one file.
+public enum AnalysisOutcome: Sendable {
+    /// The map was written.
+    case written(AnalyzedBeatMap)
+    /// The file failed; the message names it and says why.
+    case failed(String)
+}
+
+/// Progress of a batch, reported as it happens (from the tasks doing the work).
+public enum AnalysisProgress: Sendable {
+    /// File `index` started.
+    case started(index: Int)
+    /// File `index` is `fraction` decoded.
+    case advanced(index: Int, fraction: Double)
+    /// File `index` is done.
+    case finished(index: Int, succeeded: Bool)
+}
+
+/// Analyses many files in parallel, one aubio object set per task, writing each map atomically.
+public struct AnalysisBatch: Sendable {
+    /// How each file is analysed.
+    public var options: BeatMapAnalysisOptions
+    /// Files analysed at once.
+    public var jobs: Int
+    /// Whether existing maps are replaced.
+    public var overwrite: Bool
+
+    /// A batch runner.
+    public init(options: BeatMapAnalysisOptions, jobs: Int, overwrite: Bool) {
+        self.options = options
+        self.jobs = max(1, jobs)
+        self.overwrite = overwrite
+    }
+
+    /// The jobs for `audio` files: `output` for a single file, else `folder/<name>.beatmap.json`.
+    public static func plan(_ audio: [URL], output: URL?, folder: URL) throws(AnalysisBatchError) -> [AnalysisJob] {
+        if let output {
+            guard audio.count == 1 else { throw .outputNeedsOneFile(count: audio.count) }
+            return [AnalysisJob(audio: audio[0], map: output)]
+        }
+        return audio.map { url in
+            let name = url.deletingPathExtension().lastPathComponent
+            return AnalysisJob(audio: url, map: folder.appendingPathComponent(name + BeatMap.fileExtension))
+        }
+    }
+
+    /// Runs `jobs`, reporting progress, and returns the outcomes in the jobs' order. A failing file
+    /// never stops the others.
+    public func run(_ jobs: [AnalysisJob], progress: (@Sendable (AnalysisProgress) -> Void)? = nil) async -> [AnalysisOutcome] {
+        // Two inputs with the same output name: the later ones fail instead of overwriting the first.
+        var firstByMap: [String: Int] = [:]
+        var duplicates: [Int: String] = [:]
+        for (index, job) in jobs.enumerated() {
+            let key = job.map.standardizedFileURL.path
+            if let first = firstByMap[key] {
+                duplicates[index] =
+                    "\(job.audio.relativePath): its map \(job.map.relativePath) would overwrite the map of \(jobs[first].audio.relativePath); use -o or rename one"
+            } else {
+                firstByMap[key] = index
+            }
+        }
+        let width = self.jobs
+        return await withTaskGroup(of: (Int, AnalysisOutcome).self) { group in
+            var results = [AnalysisOutcome?](repeating: nil, count: jobs.count)
+            var next = 0
+            func start(_ index: Int) {
+                let job = jobs[index]
+                let duplicate = duplicates[index]
+                group.addTask {
+                    progress?(.started(index: index))
+                    let outcome: AnalysisOutcome
+                    if let duplicate {
+                        outcome = .failed(duplicate)
+                    } else {
+                        outcome = self.process(job) { fraction in progress?(.advanced(index: index, fraction: fraction)) }
+                    }
+                    if case .written = outcome {
+                        progress?(.finished(index: index, succeeded: true))
+                    } else {
+                        progress?(.finished(index: index, succeeded: false))
+                    }
+                    return (index, outcome)
+                }
+            }
+            while next < min(width, jobs.count) {
+                start(next)
+                next += 1
+            }
+            for await (index, outcome) in group {
+                results[index] = outcome
+                if next < jobs.count {
+                    start(next)
+                    next += 1
+                }
+            }
+            return results.map { $0 ?? .failed("internal error: no result") }
+        }
+    }
+
+    /// Analyses one file and writes its map; messages name the files as the user gave them.
+    func process(_ job: AnalysisJob, progress: @escaping @Sendable (Double) -> Void) -> AnalysisOutcome {
+        let outcome = analyseAndWrite(job, progress: progress)
+        guard case .failed(let message) = outcome else { return outcome }
+        return .failed(
+            message.replacingOccurrences(of: job.audio.path, with: job.audio.relativePath)
+                .replacingOccurrences(of: job.map.path, with: job.map.relativePath))
+    }
+
+    func analyseAndWrite(_ job: AnalysisJob, progress: @escaping @Sendable (Double) -> Void) -> AnalysisOutcome {
+        if !overwrite, FileManager.default.fileExists(atPath: job.map.path) {
+            return .failed("\(job.map.path) already exists (use --force to overwrite it)")
+        }
+        let folder = job.map.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            return .failed("\(folder.path): cannot create the folder: \(error.localizedDescription)")
+        }
+        do {
+            let result = try BeatMapAnalyzer(options: options).analyze(job.audio, mapURL: job.map, progress: progress)
+            try BeatMapCodec.write(result.map, to: job.map, overwrite: overwrite)
+            return .written(result)
+        } catch let error as AnalysisError {
+            return .failed(error.localizedDescription)
+        } catch let error as BeatMapError {
+            return .failed(error.localizedDescription)
+        } catch {
+            return .failed("\(job.audio.path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+
+/// Why a file could not be analysed.
+public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
+    /// The file could not be decoded.
+    case decode(AudioDecodeError)
+    /// aubio refused its settings.
+    case aubio(path: String, AubioError)
+    /// The file holds no audio frames.
+    case empty(path: String)
+    /// The file is too short to find a beat in.
+    case tooShort(path: String, duration: Double)
+    /// The audio is silent (its peak is below the silence level).
+    case silent(path: String, peakDecibels: Double)
+    /// No regular beat could be found.
+    case noBeat(path: String, reason: String)
+    /// The settings cannot be used.
+    case invalidSettings(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .decode(let error): return error.errorDescription
+        case .aubio(let path, let error): return "\(path): \(error.errorDescription ?? "aubio failed")"
+        case .empty(let path): return "\(path): the file holds no audio frames"
+        case .tooShort(let path, let duration):
+            return
+                "\(path): the audio lasts \(String(format: "%.3f", duration)) s, too short to find a beat (at least 2 s needed)"
+        case .silent(let path, let peak):
+            return "\(path): the audio is silent (peak \(String(format: "%.1f", peak)) dBFS); there is no beat to map"
+        case .noBeat(let path, let reason): return "\(path): no beat found: \(reason)"
+        case .invalidSettings(let message): return message
+        }
+    }
+}
+
+/// The analysis frame used for a sample rate: a hop of about 11.6 ms (512 samples at 44.1 kHz) and a
+/// window of two hops. Keeping the hop's *duration* fixed keeps aubio's beat tracker, whose period
+/// limits are counted in hops (the "206 BPM" halving limit is only 206 BPM at 44.1 kHz / hop 512), at
+/// the same tempo limits whatever the file's rate; the hop is the nearest 7-smooth size so FFTW stays
+/// fast.
+public struct AnalysisFrame: Sendable, Equatable {
+    /// Sample rate in Hz.
+    public var sampleRate: Int
+    /// Samples per hop.
+    public var hopSize: Int
+    /// Samples per window.
+    public var bufferSize: Int
+
+    /// The reference hop: 512 samples at 44 100 Hz.
+    public static let referenceHopDuration = 512.0 / 44_100.0
+
+    /// The frame for `sampleRate`.
+    public init(sampleRate: Int) {
+        self.sampleRate = sampleRate
+        let target = Double(sampleRate) * Self.referenceHopDuration
+        hopSize = Self.nearestSmooth(to: target)
+        bufferSize = 2 * hopSize
+    }
+
+    /// Seconds per hop.
+    public var hopDuration: Double { Double(hopSize) / Double(sampleRate) }
+
+    /// The integer nearest `target` (≥ 16) whose prime factors are all ≤ 7.
+    static func nearestSmooth(to target: Double) -> Int {
+        let centre = max(16, Int(target.rounded()))
+        func isSmooth(_ value: Int) -> Bool {
+            var n = value
+            for p in [2, 3, 5, 7] { while n % p == 0 { n /= p } }
+            return n == 1
+        }
+        for distance in 0..<centre {
+            if isSmooth(centre - distance) { return centre - distance }
+            if isSmooth(centre + distance) { return centre + distance }
+        }
+        return centre
+    }
+}
+
+/// What one streaming pass over an audio file produced.
+public struct AudioAnalysis: Sendable {
+    /// The analysed file's path.
+    public var path: String
+    /// Sample rate in Hz.
+    public var sampleRate: Int
+    /// Channels in the file (they are mixed down to mono).
+    public var channels: Int
+    /// Frames decoded.
+    public var frames: Int64
+    /// The analysis frame.
+    public var frame: AnalysisFrame
+    /// The onset detection function per hop, delay-compensated.
+    public var envelope: OnsetEnvelope
+    /// aubio's beat-tracker beats in seconds, delay-compensated, when the tracker ran.
+    public var trackerBeats: [Double]?
+    /// aubio's final tempo estimate in BPM, when the tracker ran.
+    public var trackerBPM: Double?
+    /// Peak absolute sample value (after mixdown).
+    public var peak: Float
+    /// The onset detection method.
+    public var onsetMethod: String
+
+    /// Duration in seconds (frames decoded / sample rate).
+    public var duration: Double { Double(frames) / Double(sampleRate) }
+}
+
+/// Settings of the streaming pass.
+public struct AudioAnalysisSettings: Sendable, Equatable {
+    /// aubio onset method whose detection function is kept (default `specflux`).
+    public var onsetMethod = "specflux"
+    /// Whether aubio's beat tracker runs too (needed for `--grid free`).
+    public var runTracker = false
+    /// Peak level in dBFS below which the audio counts as silent.
+    public var silenceDecibels = -60.0
+    /// Shortest audio analysed, in seconds.
+    public var minimumDuration = 2.0
+
+    /// Default settings.
+    public init() {}
+}
+
+/// Measured detection delays: how late the analysis reports an onset, in hops. They were measured on
+/// synthetic click tracks (see `DelayCompensationTests`) and are subtracted explicitly.
+public enum DetectionDelay {
+    /// Delay of the `specflux` detection function's peak after the onset, in hops: negative, because
+    /// with a window of two hops the descriptor of hop `n` peaks for onsets at `n + 0.174` hops.
+    public static let envelopeHops = -0.174
+    /// Delay of aubio's beat-tracker beats (as `aubio_tempo_get_last` reports them), in hops: negative,
+    /// because on click tracks aubio 0.4.9 reports its beats about 1.1 hop *before* the clicks (the
+    /// per-track median wanders from 0.5 to 2 hops early as aubio's phase drifts).
+    public static let trackerHops = -1.1
+}
+
+/// Streams an audio file through libsndfile and aubio, block by block, keeping only the onset
+/// detection function (a few bytes per hop) and the tracker's beats: memory does not grow with the
+/// audio beyond that. One analyzer per task; aubio objects are created per file.
+public struct AudioAnalyzer: Sendable {
+    /// The settings.
+    public var settings: AudioAnalysisSettings
+
+    /// An analyzer with `settings`.
+    public init(settings: AudioAnalysisSettings = AudioAnalysisSettings()) {
+        self.settings = settings
+    }
+
+    /// Decoded frames per block read from the file.
+    static let hopsPerBlock = 32
+
+    /// Analyses the file at `url`. `progress` is called now and then with the fraction decoded (0…1).
+    public func analyze(_ url: URL, progress: (@Sendable (Double) -> Void)? = nil) throws(AnalysisError)
+        -> AudioAnalysis
+    {
+        let reader: AudioFileReader
+        do { reader = try AudioFileReader(url: url) } catch { throw .decode(error) }
+        let path = url.path
+        let frame = AnalysisFrame(sampleRate: reader.sampleRate)
+        let hop = frame.hopSize
+        let onset: AubioOnsetDetector
+        var tracker: AubioTempoTracker?
+        do {
+            onset = try AubioOnsetDetector(
+                method: settings.onsetMethod, bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
+            if settings.runTracker {
+                tracker = try AubioTempoTracker(
+                    bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
+            }
+        } catch { throw .aubio(path: path, error) }
+
+        let estimatedHops = reader.declaredFrames > 0 ? Int(min(reader.declaredFrames / Int64(hop) + 2, 1 << 22)) : 4096
+        var values: [Float] = []
+        values.reserveCapacity(estimatedHops)
+        var rawBeats: [Double] = []
+        var peak: Float = 0
+        let blockFrames = hop * Self.hopsPerBlock
+        let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
+        defer { block.deallocate() }
+        let pending = UnsafeMutablePointer<Float>.allocate(capacity: hop)
+        defer { pending.deallocate() }
+        var pendingCount = 0
+        var blocksRead = 0
+        let declared = Double(max(reader.declaredFrames, 1))
+
+        func consume(_ hopSamples: UnsafePointer<Float>) {
+            onset.process(hopSamples)
+            values.append(max(0, onset.descriptor))
+            if let tracker, let beat = tracker.process(hopSamples) { rawBeats.append(beat) }
+        }
+
+        while true {
+            let read: Int
+            do { read = try reader.readMono(into: block, frames: blockFrames) } catch { throw .decode(error) }
+            if read == 0 { break }
+            for index in 0..<read { peak = max(peak, abs(block[index])) }
+            var offset = 0
+            if pendingCount > 0 {
+                let take = min(hop - pendingCount, read)
+                (pending + pendingCount).update(from: block, count: take)
+                pendingCount += take
+                offset = take
+                if pendingCount == hop {
+                    consume(pending)
+                    pendingCount = 0
+                }
+            }
+            while read - offset >= hop {
+                consume(block + offset)
+                offset += hop
+            }
+            if offset < read {
+                pending.update(from: block + offset, count: read - offset)
+                pendingCount = read - offset
+            }
+            blocksRead += 1
+            if let progress, blocksRead % 64 == 0 {
+                progress(min(1, Double(reader.framesRead) / declared))
+            }
+        }
+        if pendingCount > 0 {
+            (pending + pendingCount).update(repeating: 0, count: hop - pendingCount)
+            consume(pending)
+        }
+        progress?(1)
+
+        let frames = reader.framesRead
+        guard frames > 0 else { throw .empty(path: path) }
+        let duration = Double(frames) / Double(reader.sampleRate)
+        guard duration >= settings.minimumDuration else { throw .tooShort(path: path, duration: duration) }
+        let peakDecibels = peak > 0 ? 20 * log10(Double(peak)) : -Double.infinity
+        guard peakDecibels >= settings.silenceDecibels else {
+            throw .silent(path: path, peakDecibels: max(peakDecibels, -200))
+        }
+
+        let envelope = OnsetEnvelope(
+            values: values, hopDuration: frame.hopDuration, startTime: -DetectionDelay.envelopeHops * frame.hopDuration)
+        let trackerDelay = DetectionDelay.trackerHops * frame.hopDuration
+        let beats = tracker.map { _ in rawBeats.map { $0 - trackerDelay }.filter { $0 >= 0 && $0 < duration } }
+        return AudioAnalysis(
+            path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
+            envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm, peak: peak,
+            onsetMethod: settings.onsetMethod)
+    }
+}

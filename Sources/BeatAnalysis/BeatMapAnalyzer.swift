@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+
+/// Settings of ``BeatMapAnalyzer``.
+public struct BeatMapAnalysisOptions: Sendable, Equatable {
+    /// The grid fit.
+    public var grid = GridFitOptions()
+    /// Whether `audio.sha256` is computed.
+    public var computeHash = true
+
+    /// Default options.
+    public init() {}
+}
+
+/// A map made from an audio file, with the fit behind it.
+public struct AnalyzedBeatMap: Sendable {
+    /// The map.
+    public var map: BeatMap
+    /// The fitted grid.
+    public var fit: GridFit
+    /// The streaming pass's results (envelope, tracker beats).
+    public var analysis: AudioAnalysis
+}
+
+/// Makes a beat map from an audio file: one streaming pass of aubio over the decoded audio, then a
+/// grid fit. Everything it records depends only on the audio and the options, so the same input gives
+/// the same map, byte for byte.
+public struct BeatMapAnalyzer: Sendable {
+    /// The options.
+    public var options: BeatMapAnalysisOptions
+
+    /// An analyzer with `options`.
+    public init(options: BeatMapAnalysisOptions = BeatMapAnalysisOptions()) {
+        self.options = options
+    }
+
+    /// Analyses `audioURL` for a map that will be written to `mapURL` (the audio path is recorded
+    /// relative to the map's folder). `progress` receives the fraction decoded.
+    public func analyze(_ audioURL: URL, mapURL: URL, progress: (@Sendable (Double) -> Void)? = nil)
+        throws(AnalysisError)
+        -> AnalyzedBeatMap
+    {
+        if let bpm = options.grid.forcedBPM, !(bpm >= TempoLimits.minimumBPM && bpm <= TempoLimits.maximumBPM) {
+            throw .invalidSettings(
+                "--bpm must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM))")
+        }
+        var settings = AudioAnalysisSettings()
+        settings.runTracker = options.grid.mode == .free
+        let analysis = try AudioAnalyzer(settings: settings).analyze(audioURL, progress: progress)
+        let fit: GridFit
+        do {
+            fit = try GridFitter(options: options.grid).fit(
+                analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats)
+        } catch {
+            throw .noBeat(path: audioURL.path, reason: error.reason)
+        }
+        var sha: String?
+        if options.computeHash {
+            do {
+                sha = try SHA256Hasher.hex(ofFileAt: audioURL)
+            } catch {
+                throw .decode(.readFailed(path: audioURL.path, reason: error.localizedDescription))
+            }
+        }
+        let audio = AudioReference(
+            path: RelativePath.from(folder: mapURL.deletingLastPathComponent(), to: audioURL),
+            duration: analysis.duration,
+            sampleRate: analysis.sampleRate, sha256: sha)
+        let map = BeatMap(audio: audio, tempo: fit.tempo, beats: fit.beats, analysis: provenance(analysis, fit))
+        return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis)
+    }
+
+    /// The map's `analysis` member.
+    func provenance(_ analysis: AudioAnalysis, _ fit: GridFit) -> JSONValue {
+        func rounded(_ value: Double, _ digits: Double = 1000) -> JSONValue {
+            .double((value * digits).rounded() / digits)
+        }
+        var object = JSONObject()
+        object["tool"] = .string("beatmap \(BeatMapKitInfo.version)")
+        object["aubio"] = .string(AubioLibrary.loadedLibrary)
+        object["libsndfile"] = .string(AudioFileReader.libraryVersion)
+        object["grid"] = .string(options.grid.mode.rawValue)
+        object["method"] = .string(fit.method)
+        object["onsetMethod"] = .string(analysis.onsetMethod)
+        object["hopSize"] = .int(analysis.frame.hopSize)
+        object["bufferSize"] = .int(analysis.frame.bufferSize)
+        object["analysisSampleRate"] = .int(analysis.frame.sampleRate)
+        var delay = JSONObject()
+        delay["onsetEnvelopeSeconds"] = rounded(DetectionDelay.envelopeHops * analysis.frame.hopDuration, 1e6)
+        if analysis.trackerBeats != nil {
+            delay["trackerSeconds"] = rounded(DetectionDelay.trackerHops * analysis.frame.hopDuration, 1e6)
+        }
+        object["delayCompensation"] = .object(delay)
+        if let bpm = fit.segments.first?.bpm, fit.method != "aubio-tempo" { object["bpm"] = rounded(bpm, 1e4) }
+        if let forced = options.grid.forcedBPM { object["forcedBPM"] = .double(forced) }
+        object["bpmRange"] = .array([.double(options.grid.minimumBPM), .double(options.grid.maximumBPM)])
+        object["confidence"] = rounded(fit.confidence)
+        if fit.method != "aubio-tempo" {
+            object["score"] = rounded(fit.score)
+            object["alternatives"] = .array(
+                fit.alternatives.map {
+                    .object(
+                        JSONObject([
+                            ("ratio", .string($0.ratio)), ("bpm", rounded($0.bpm, 1e4)), ("score", rounded($0.score)),
+                        ]))
+                })
+        }
+        if let trackerBPM = analysis.trackerBPM { object["aubioBPM"] = rounded(trackerBPM, 100) }
+        object["musicalSpan"] = .array([rounded(fit.span.lowerBound, 1e6), rounded(fit.span.upperBound, 1e6)])
+        return .object(object)
+    }
+}
+
+/// Relative paths between files.
+public enum RelativePath {
+    /// The path of `file` relative to `folder` (both made absolute against the current folder first),
+    /// e.g. `../Audio/song.ogg`.
+    public static func from(folder: URL, to file: URL) -> String {
+        let base = folder.standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        let target = file.standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        var common = 0
+        while common < base.count, common < target.count, base[common] == target[common] { common += 1 }
+        let ups = [String](repeating: "..", count: base.count - common)
+        let rest = Array(target[common...])
+        let parts = ups + rest
+        return parts.isEmpty ? file.lastPathComponent : parts.joined(separator: "/")
+    }
+}

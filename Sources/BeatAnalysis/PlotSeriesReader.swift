@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+
+/// Why the series for a plot could not be read.
+public enum PlotSeriesError: Error, LocalizedError, Sendable, Equatable {
+    /// The audio could not be decoded.
+    case decode(AudioDecodeError)
+    /// aubio refused its settings.
+    case aubio(path: String, AubioError)
+    /// The file holds no audio.
+    case empty(path: String)
+    /// The requested time range is empty or outside the audio.
+    case range(path: String, from: Double, to: Double, duration: Double)
+
+    public var errorDescription: String? {
+        switch self {
+        case .decode(let error): return error.localizedDescription
+        case .aubio(let path, let error): return "\(path): \(error.localizedDescription)"
+        case .empty(let path): return "\(path): the file holds no audio frames"
+        case .range(let path, let from, let to, let duration):
+            return "\(path): nothing to plot from \(BeatMapSummary.clock(from)) to \(BeatMapSummary.clock(to)) "
+                + "(the audio is \(BeatMapSummary.clock(duration)) long)"
+        }
+    }
+}
+
+/// Reads what `beatmap plot` draws from an audio file in one streaming pass: the waveform's minimum and
+/// maximum per column and the onset-strength curve (aubio's detection function, delay-compensated as in
+/// ``AudioAnalyzer``). Samples are never all in memory: a block of hops is decoded at a time and folded
+/// into small per-bucket summaries (8 bytes per bucket of ≥ 256 samples, 4 bytes per hop).
+public struct PlotSeriesReader: Sendable {
+    /// Waveform columns (and onset-curve points) across the plotted range.
+    public var columns: Int
+    /// The aubio onset method of the curve (default `specflux`, as the analysis uses).
+    public var onsetMethod: String
+
+    /// A reader producing `columns` points.
+    public init(columns: Int = 1600, onsetMethod: String = "specflux") {
+        self.columns = max(1, columns)
+        self.onsetMethod = onsetMethod
+    }
+
+    /// Reads `url` between `from` and `to` seconds (`to` defaults to the end of the audio).
+    public func read(_ url: URL, from: Double = 0, to: Double? = nil) throws(PlotSeriesError) -> PlotSeries {
+        let reader: AudioFileReader
+        do { reader = try AudioFileReader(url: url) } catch { throw .decode(error) }
+        let path = url.path
+        let rate = Double(reader.sampleRate)
+        let frame = AnalysisFrame(sampleRate: reader.sampleRate)
+        let hop = frame.hopSize
+        let onset: AubioOnsetDetector
+        do {
+            onset = try AubioOnsetDetector(
+                method: onsetMethod, bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
+        } catch { throw .aubio(path: path, error) }
+
+        // Buckets: the columns of the range `from`…`to`, or, without `to`, of the length the header
+        // announces. Should the audio turn out longer, more buckets are added; should the layout not
+        // match the real range, the buckets are folded into columns afterwards.
+        let start = max(0, from)
+        let declaredEnd = reader.declaredFrames > 0 ? Double(reader.declaredFrames) / rate : nil
+        let layoutEnd = to.map { end in declaredEnd.map { min(end, $0) } ?? end } ?? declaredEnd
+        let bucketFrames: Double
+        if let layoutEnd, layoutEnd > start {
+            bucketFrames = (layoutEnd - start) * rate / Double(columns)
+        } else {
+            bucketFrames = 256
+        }
+        let growable = to == nil || (layoutEnd ?? 0) < (to ?? 0)
+        let startFrame = start * rate
+        let endFrame = to.map { $0 * rate } ?? Double.infinity
+        var minima = [Float](repeating: .infinity, count: layoutEnd == nil ? 0 : columns)
+        var maxima = [Float](repeating: -.infinity, count: layoutEnd == nil ? 0 : columns)
+        var descriptors: [Float] = []
+
+        let blockFrames = hop * 32
+        let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
+        defer { block.deallocate() }
+        let pending = UnsafeMutablePointer<Float>.allocate(capacity: hop)
+        defer { pending.deallocate() }
+        var pendingCount = 0
+        var position = 0.0  // frame index of block[0]
+        // The onset detector needs the audio before `from` (its memory) but nothing long after `to`.
+        let stopFrame = endFrame + Double(frame.bufferSize * 4)  // infinite without `to`: read to the end
+
+        while position < stopFrame {
+            let read: Int
+            do { read = try reader.readMono(into: block, frames: blockFrames) } catch { throw .decode(error) }
+            if read == 0 { break }
+            // Waveform buckets.
+            let first = max(0, Int((startFrame - position).rounded(.up)))
+            let last = min(read, Int(min(endFrame - position, Double(read)).rounded(.up)))
+            if first < last {
+                for index in first..<last {
+                    var bucket = Int(((position + Double(index)) - startFrame) / bucketFrames)
+                    if bucket >= minima.count {
+                        if growable {
+                            while minima.count <= bucket {
+                                minima.append(.infinity)
+                                maxima.append(-.infinity)
+                            }
+                        } else {
+                            bucket = minima.count - 1
+                        }
+                    }
+                    let sample = block[index]
+                    if sample < minima[bucket] { minima[bucket] = sample }
+                    if sample > maxima[bucket] { maxima[bucket] = sample }
+                }
+            }
+            // Onset detection, hop by hop.
+            var offset = 0
+            if pendingCount > 0 {
+                let take = min(hop - pendingCount, read)
+                (pending + pendingCount).update(from: block, count: take)
+                pendingCount += take
+                offset = take
+                if pendingCount == hop {
+                    onset.process(pending)
+                    descriptors.append(max(0, onset.descriptor))
+                    pendingCount = 0
+                }
+            }
+            while read - offset >= hop {
+                onset.process(block + offset)
+                descriptors.append(max(0, onset.descriptor))
+                offset += hop
+            }
+            if offset < read {
+                pending.update(from: block + offset, count: read - offset)
+                pendingCount = read - offset
+            }
+            position += Double(read)
+        }
+        if pendingCount > 0 {
+            (pending + pendingCount).update(repeating: 0, count: hop - pendingCount)
+            onset.process(pending)
+            descriptors.append(max(0, onset.descriptor))
+        }
+        guard position > 0 else { throw .empty(path: path) }
+
+        let readDuration = position / rate
+        // When reading stopped at `to`, the audio's own length is the header's (libsndfile's frame count).
+        let duration =
+            position >= stopFrame && reader.declaredFrames > 0 ? Double(reader.declaredFrames) / rate : readDuration
+        let end = min(to ?? duration, duration)
+        guard end > start else { throw .range(path: path, from: start, to: to ?? duration, duration: duration) }
+
+        let bucketSeconds = bucketFrames / rate
+        if minima.count != columns || abs(bucketSeconds * Double(columns) - (end - start)) > 0.5 / rate {
+            // Fold the buckets into the real range's columns, each by its centre.
+            var foldedMin = [Float](repeating: .infinity, count: columns)
+            var foldedMax = [Float](repeating: -.infinity, count: columns)
+            for bucket in 0..<minima.count {
+                let centre = (Double(bucket) + 0.5) * bucketSeconds
+                let column = min(columns - 1, max(0, Int(centre / (end - start) * Double(columns))))
+                foldedMin[column] = min(foldedMin[column], minima[bucket])
+                foldedMax[column] = max(foldedMax[column], maxima[bucket])
+            }
+            minima = foldedMin
+            maxima = foldedMax
+        }
+        // Columns no sample fell into (a range finer than a sample) take their neighbour's values.
+        for column in 0..<columns where minima[column] > maxima[column] {
+            minima[column] = column > 0 ? minima[column - 1] : 0
+            maxima[column] = column > 0 ? maxima[column - 1] : 0
+        }
+
+        let envelope = OnsetEnvelope(
+            values: descriptors, hopDuration: frame.hopDuration,
+            startTime: -DetectionDelay.envelopeHops * frame.hopDuration)
+        var strength = [Float](repeating: 0, count: columns)
+        let columnSeconds = (end - start) / Double(columns)
+        for (index, value) in descriptors.enumerated() {
+            let time = envelope.time(ofIndex: index)
+            guard time >= start, time < end else { continue }
+            let column = min(columns - 1, Int((time - start) / columnSeconds))
+            strength[column] = max(strength[column], value)
+        }
+        // A column narrower than a hop gets the curve interpolated at its centre.
+        if columnSeconds < frame.hopDuration {
+            for column in 0..<columns {
+                strength[column] = envelope.value(at: start + (Double(column) + 0.5) * columnSeconds)
+            }
+        }
+        return PlotSeries(
+            from: start, to: end, duration: duration, sampleRate: reader.sampleRate, minima: minima, maxima: maxima,
+            onsetStrength: strength, onsetMethod: onsetMethod)
+    }
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// Beat Saber's map format v4 (the game's format since version 1.34): the song's `Info.dat`
+/// (`"version": "4.0.0"`) and its audio data file `AudioData.dat` (`"version": "4.0.0"`), whose
+/// `bpmData` regions map sample ranges to beat ranges.
+///
+/// Export writes both files into a folder. Beat numbers start at 0 at the start of the audio (as in
+/// the game), so the map's first beat gets the whole beat number nearest its time at the first tempo
+/// (the lead-in); after it every beat of the map is a whole beat. Regions cover the audio from sample 0 to
+/// `songSampleCount` (a lead-in region, one region per segment of the fitted tempo map, a tail region).
+/// `Info.dat`'s `audio.bpm` is the first segment's tempo; `customData.beatmapKit` records the map's
+/// first and last beat numbers so that an import returns the same beats.
+///
+/// Import reads a map folder, its `Info.dat`, or the audio data file alone; v2 (`_regions` in
+/// `BPMInfo.dat`, `_beatsPerMinute`) is read too. The beats are the whole beats between the recorded
+/// first and last beat, or over the whole song when the map was not made by this tool.
+public struct BeatSaberFormat: BeatMapConverter {
+    /// A converter.
+    public init() {}
+
+    public var format: InterchangeFormat { .beatsaber }
+
+    /// The info file's name.
+    public static let infoFileName = "Info.dat"
+    /// The audio data file's name.
+    public static let audioDataFileName = "AudioData.dat"
+    /// The sample rate assumed when the map does not give one.
+    public static let defaultSampleRate = 44_100
+
+    public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {
+        try FormatSupport.checkExportable(map, for: .beatsaber)
+        let fit = BeatGridFit(beats: map.beats, tempo: map.tempo, tolerance: options.fitTolerance)
+        let rate = Double(map.audio.sampleRate ?? Self.defaultSampleRate)
+        let sampleCount = Int((map.audio.duration * rate).rounded())
+        guard let lastBeat = map.beats.last, lastBeat <= map.audio.duration else {
+            throw InterchangeError(
+                path: nil, "cannot export to beatsaber: the last beat is after the end of the audio (audio.duration)")
+        }
+        let firstLength = fit.beatLength(ofSegment: 0)
+        let firstTime = fit.knots[0].time
+        let leadIn = firstTime < 0.001 ? 0 : max(1, Int((firstTime / firstLength).rounded()))
+        func sample(_ time: Double) -> Int { Int((time * rate).rounded()) }
+
+        var regions: [JSONValue] = []
+        func region(_ si: Int, _ ei: Int, _ sb: Double, _ eb: Double) {
+            regions.append(
+                .object(JSONObject([("si", .int(si)), ("ei", .int(ei)), ("sb", .double(sb)), ("eb", .double(eb))])))
+        }
+        if leadIn > 0 { region(0, sample(firstTime), 0, Double(leadIn)) }
+        for index in 0..<fit.knots.count - 1 {
+            let a = fit.knots[index]
+            let b = fit.knots[index + 1]
+            region(sample(a.time), sample(b.time), Double(leadIn + a.beat), Double(leadIn + b.beat))
+        }
+        let lastKnot = fit.knots[fit.knots.count - 1]
+        let lastSample = sample(lastKnot.time)
+        if sampleCount > lastSample {
+            let tailBeats = Double(sampleCount - lastSample) / rate / fit.finalBeatLength
+            region(lastSample, sampleCount, Double(leadIn + lastKnot.beat), Double(leadIn + lastKnot.beat) + tailBeats)
+        }
+        let audioData = JSONObject([
+            ("version", .string("4.0.0")), ("songChecksum", .string("")), ("songSampleCount", .int(sampleCount)),
+            ("songFrequency", .int(Int(rate))), ("bpmData", .array(regions)), ("lufsData", .array([])),
+        ])
+
+        let songFile = FormatSupport.audioFileName(map, options, fallback: "song.ogg")
+        let info = JSONObject([
+            ("version", .string("4.0.0")),
+            (
+                "song",
+                .object(
+                    JSONObject([
+                        ("title", .string(FormatSupport.title(map, options))), ("subTitle", .string("")),
+                        ("author", .string("")),
+                    ]))
+            ),
+            (
+                "audio",
+                .object(
+                    JSONObject([
+                        ("songFilename", .string(songFile)), ("songDuration", .double(map.audio.duration)),
+                        ("audioDataFilename", .string(Self.audioDataFileName)),
+                        ("bpm", .double(60 / firstLength)), ("lufs", .int(0)), ("previewStartTime", .int(0)),
+                        ("previewDuration", .int(10)),
+                    ]))
+            ),
+            ("songPreviewFilename", .string(songFile)), ("coverImageFilename", .string("")),
+            ("environmentNames", .array([.string("DefaultEnvironment")])), ("colorSchemes", .array([])),
+            ("difficultyBeatmaps", .array([])),
+            (
+                "customData",
+                .object(
+                    JSONObject([
+                        (
+                            "beatmapKit",
+                            .object(
+                                JSONObject([
+                                    ("firstBeat", .int(leadIn)),
+                                    ("lastBeat", .int(leadIn + fit.beatNumbers[fit.beatNumbers.count - 1])),
+                                    ("beatCount", .int(map.beats.count)),
+                                ]))
+                        )
+                    ]))
+            ),
+        ])
+        return [
+            ExportedFile(name: Self.infoFileName, text: JSONWriter.string(.object(info)) + "\n"),
+            ExportedFile(name: Self.audioDataFileName, text: JSONWriter.string(.object(audioData)) + "\n"),
+        ]
+    }
+
+    // MARK: Import
+
+    /// A BPM region in samples and beats.
+    struct Region {
+        var startSample: Double
+        var endSample: Double
+        var startBeat: Double
+        var endBeat: Double
+    }
+
+    public func importMap(from url: URL, options: ImportOptions) throws(InterchangeError) -> ImportedMap {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw InterchangeError(path: url.path, "no such file or folder")
+        }
+        var infoURL: URL?
+        var audioDataURL: URL?
+        let folder = isFolder.boolValue ? url : url.deletingLastPathComponent()
+        if isFolder.boolValue {
+            infoURL = Self.existing(in: folder, names: [Self.infoFileName, "info.dat"])
+            guard infoURL != nil else { throw InterchangeError(path: url.path, "no Info.dat in this folder") }
+        } else if ["info.dat"].contains(url.lastPathComponent.lowercased()) {
+            infoURL = url
+        } else {
+            audioDataURL = url
+        }
+
+        var bpm: Double?
+        var songFile: String?
+        var songDuration: Double?
+        var firstBeat: Double?
+        var lastBeat: Double?
+        var infoPath = url.path
+        if let infoURL {
+            infoPath = infoURL.path
+            let file = try JSONFile(url: infoURL)
+            let info = try file.object(file.root, "Info.dat")
+            if let version = info["version"] {
+                let text = try file.string(version, "version")
+                guard text.hasPrefix("4.") else {
+                    throw file.error(version, "Info.dat version \(text) is not supported (v4 and v2 are)")
+                }
+                let audioNode = try file.required(info, "audio", in: file.root, "Info.dat")
+                let audio = try file.object(audioNode, "audio")
+                if let node = audio["bpm"] { bpm = try file.number(node, "audio.bpm") }
+                if let node = audio["songFilename"] { songFile = try file.string(node, "audio.songFilename") }
+                if let node = audio["songDuration"] { songDuration = try file.number(node, "audio.songDuration") }
+                if let node = audio["audioDataFilename"] {
+                    let name = try file.string(node, "audio.audioDataFilename")
+                    guard !name.contains("/"), !name.contains("\\"), !name.isEmpty else {
+                        throw file.error(node, "audio.audioDataFilename must be a file name in the map folder")
+                    }
+                    audioDataURL = folder.appendingPathComponent(name)
+                }
+            } else if let version = info["_version"] {
+                _ = try file.string(version, "_version")
+                if let node = info["_beatsPerMinute"] { bpm = try file.number(node, "_beatsPerMinute") }
+                if let node = info["_songFilename"] { songFile = try file.string(node, "_songFilename") }
+                audioDataURL = Self.existing(in: folder, names: ["BPMInfo.dat"])
+            } else {
+                throw file.error(file.root, "not a Beat Saber Info.dat: it has no \"version\" or \"_version\"")
+            }
+            if let custom = info["customData"], case .object = custom.kind,
+                let ours = try file.object(custom, "customData")["beatmapKit"], case .object = ours.kind
+            {
+                let members = try file.object(ours, "customData.beatmapKit")
+                if let node = members["firstBeat"] { firstBeat = try file.number(node, "firstBeat") }
+                if let node = members["lastBeat"] { lastBeat = try file.number(node, "lastBeat") }
+            }
+        }
+
+        var regions: [Region] = []
+        var rate: Double?
+        var sampleCount: Double?
+        if let audioDataURL {
+            guard FileManager.default.fileExists(atPath: audioDataURL.path) else {
+                throw InterchangeError(
+                    path: infoPath, "the audio data file \(audioDataURL.lastPathComponent) is missing")
+            }
+            let file = try JSONFile(url: audioDataURL)
+            let data = try file.object(file.root, "the audio data file")
+            let v4 = data["version"] != nil
+            let keys =
+                v4
+                ? (
+                    count: "songSampleCount", frequency: "songFrequency", list: "bpmData", si: "si", ei: "ei", sb: "sb",
+                    eb: "eb"
+                )
+                : (
+                    count: "_songSampleCount", frequency: "_songFrequency", list: "_regions", si: "_startSampleIndex",
+                    ei: "_endSampleIndex", sb: "_startBeat", eb: "_endBeat"
+                )
+            let frequencyNode = try file.required(data, keys.frequency, in: file.root, "the audio data file")
+            let frequency = try file.number(frequencyNode, keys.frequency)
+            guard frequency > 0, frequency <= 768_000 else {
+                throw file.error(frequencyNode, "\(keys.frequency) \(frequency) is not a sample rate")
+            }
+            rate = frequency
+            if let node = data[keys.count] { sampleCount = try file.number(node, keys.count) }
+            if let list = data[keys.list] {
+                for element in try file.array(list, keys.list) {
+                    let members = try file.object(element, "a BPM region")
+                    let region = Region(
+                        startSample: try file.number(
+                            try file.required(members, keys.si, in: element, "a BPM region"), keys.si),
+                        endSample: try file.number(
+                            try file.required(members, keys.ei, in: element, "a BPM region"), keys.ei),
+                        startBeat: try file.number(
+                            try file.required(members, keys.sb, in: element, "a BPM region"), keys.sb),
+                        endBeat: try file.number(
+                            try file.required(members, keys.eb, in: element, "a BPM region"), keys.eb))
+                    guard region.endSample > region.startSample, region.endBeat > region.startBeat else {
+                        throw file.error(element, "a BPM region must end after it starts, in samples and in beats")
+                    }
+                    regions.append(region)
+                }
+            }
+        }
+        regions.sort { $0.startBeat < $1.startBeat }
+
+        var points: [TempoTimeline.Breakpoint] = []
+        if let rate, !regions.isEmpty {
+            let first = regions[0]
+            if first.startBeat > 0 && first.startSample > 0 {
+                points.append(.init(beat: 0, time: 0, secondsPerBeat: first.startSample / rate / first.startBeat))
+            }
+            for region in regions {
+                points.append(
+                    .init(
+                        beat: region.startBeat, time: region.startSample / rate,
+                        secondsPerBeat: (region.endSample - region.startSample) / rate
+                            / (region.endBeat - region.startBeat)))
+            }
+        } else if let bpm {
+            guard bpm > 0 else { throw InterchangeError(path: infoPath, "BPM \(bpm) is not positive") }
+            points.append(.init(beat: 0, time: 0, secondsPerBeat: 60 / bpm))
+        } else {
+            throw InterchangeError(path: infoPath, "neither a BPM nor BPM regions: the map has no tempo")
+        }
+        guard let timeline = TempoTimeline(points: points) else {
+            throw InterchangeError(path: infoPath, "the BPM regions cannot be used")
+        }
+
+        var notes: [String] = []
+        let fileDuration = songDuration ?? samplesToSeconds(sampleCount, rate)
+        let duration = try FormatSupport.duration(
+            fromFile: fileDuration, audioPath: songFile, source: infoURL ?? url, beats: [], options: options,
+            notes: &notes)
+        let low = max(firstBeat ?? timeline.beat(atTime: 0).rounded(.up), 0)
+        let high = lastBeat ?? timeline.beat(atTime: duration).rounded(.down)
+        guard high - low < 10_000_000 else {
+            throw InterchangeError(path: infoPath, "the tempo map gives over ten million beats")
+        }
+        var beats: [TimeInterval] = []
+        var beat = low
+        while beat <= high {
+            let time = timeline.time(ofBeat: beat)
+            if time >= 0 { beats.append(time) }
+            beat += 1
+        }
+        let map = BeatMap(
+            audio: AudioReference(path: songFile, duration: duration, sampleRate: rate.map { Int($0) }),
+            tempo: timeline.segments(), beats: beats,
+            analysis: FormatSupport.analysis(format: .beatsaber, source: infoURL ?? url))
+        return ImportedMap(map: map, notes: notes)
+    }
+
+    private static func existing(in folder: URL, names: [String]) -> URL? {
+        for name in names {
+            let candidate = folder.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+}
+
+private func samplesToSeconds(_ count: Double?, _ rate: Double?) -> Double? {
+    guard let count, let rate, rate > 0 else { return nil }
+    return count / rate
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// Helpers shared by the format converters: reading text with line numbers, strict number parsing,
+/// checks before export and the duration of an import.
+enum FormatSupport {
+    /// The largest file an import reads: 64 MiB.
+    static let maximumFileSize = 64 * 1024 * 1024
+
+    /// The bytes of `url`, with errors naming the file.
+    static func bytes(of url: URL) throws(InterchangeError) -> [UInt8] {
+        do {
+            return try BeatMapCodec.readBytes(of: url, limit: maximumFileSize)
+        } catch {
+            throw InterchangeError(path: url.path, message(of: error))
+        }
+    }
+
+    private static func message(of error: BeatMapError) -> String {
+        switch error {
+        case .unreadable(_, let reason): return "cannot read: \(reason)"
+        case .tooLarge(_, let bytes, let limit): return "file is \(bytes) bytes, over the \(limit)-byte limit"
+        default: return error.localizedDescription
+        }
+    }
+
+    /// The text of `url`: UTF-8 (a byte-order mark is dropped), or Latin-1 when it is not valid UTF-8
+    /// (old simfiles). NUL bytes mean the file is not text.
+    static func text(of url: URL) throws(InterchangeError) -> String {
+        var bytes = try bytes(of: url)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        if bytes.contains(0) { throw InterchangeError(path: url.path, "not a text file (it contains NUL bytes)") }
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        return String(bytes.map { Character(Unicode.Scalar($0)) })
+    }
+
+    /// The lines of `text` with their 1-based numbers (`\n`, `\r\n` and `\r` all end a line).
+    static func numberedLines(_ text: String) -> [(number: Int, text: Substring)] {
+        var lines: [(Int, Substring)] = []
+        var number = 1
+        var start = text.startIndex
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "\n" || character == "\r" || character == "\r\n" {
+                lines.append((number, text[start..<index]))
+                number += 1
+                index = text.index(after: index)
+                start = index
+            } else {
+                index = text.index(after: index)
+            }
+        }
+        if start < text.endIndex { lines.append((number, text[start..<text.endIndex])) }
+        return lines
+    }
+
+    /// A finite decimal number (`12`, `-0.5`, `1e-3`): no `nan`, `inf`, hex or stray characters.
+    static func number(_ text: some StringProtocol) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.utf8.count < 64,
+            trimmed.unicodeScalars.allSatisfy({ "0123456789+-.eE".unicodeScalars.contains($0) }),
+            let value = Double(trimmed), value.isFinite
+        else { return nil }
+        return value
+    }
+
+    /// A whole number.
+    static func integer(_ text: some StringProtocol) -> Int? {
+        Int(text.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Refuses maps a format cannot represent: no beats, non-finite or negative times, or (for tempo-map
+    /// formats) beats that are not strictly increasing.
+    static func checkExportable(_ map: BeatMap, for format: InterchangeFormat) throws(InterchangeError) {
+        if let index = map.beats.firstIndex(where: { !$0.isFinite }) {
+            throw InterchangeError(
+                path: nil, "cannot export to \(format.rawValue): beats[\(index)] is not a finite number")
+        }
+        guard map.audio.duration.isFinite, map.audio.duration > 0 else {
+            throw InterchangeError(
+                path: nil, "cannot export to \(format.rawValue): audio.duration must be a positive number")
+        }
+        guard format.storesTempoMap else { return }
+        guard !map.beats.isEmpty else {
+            throw InterchangeError(path: nil, "cannot export to \(format.rawValue): the map has no beats")
+        }
+        if let index = map.beats.firstIndex(where: { $0 < 0 }) {
+            throw InterchangeError(
+                path: nil,
+                "cannot export to \(format.rawValue): beats[\(index)] is negative (\(NumberFormatting.decimal(map.beats[index])) s)"
+            )
+        }
+        for index in 1..<map.beats.count where !(map.beats[index] - map.beats[index - 1] >= 0.001) {
+            throw InterchangeError(
+                path: nil,
+                "cannot export to \(format.rawValue): beats[\(index)] (\(NumberFormatting.decimal(map.beats[index])) s) is not at least 1 ms after beats[\(index - 1)] (\(NumberFormatting.decimal(map.beats[index - 1])) s); `beatmap validate` lists such problems"
+            )
+        }
+    }
+
+    /// The audio file name to write into a game format: the option, else the last component of the
+    /// map's `audio.path`, else `fallback`.
+    static func audioFileName(_ map: BeatMap, _ options: ExportOptions, fallback: String = "audio.ogg") -> String {
+        if let name = options.audioFileName, !name.isEmpty { return name }
+        if let path = map.audio.path, !path.isEmpty { return (path as NSString).lastPathComponent }
+        return fallback
+    }
+
+    /// The title to write into a game format: the option, else the audio file's name without extension.
+    static func title(_ map: BeatMap, _ options: ExportOptions) -> String {
+        if let title = options.title, !title.isEmpty { return title }
+        if let path = map.audio.path, !path.isEmpty {
+            return ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        }
+        return "Untitled"
+    }
+
+    /// The duration of an imported map: the file's own, else `options.duration`, else the measured
+    /// length of the audio the file names, else an estimate (the last beat plus one interval) with a note.
+    static func duration(
+        fromFile fileDuration: TimeInterval?, audioPath: String?, source url: URL, beats: [TimeInterval],
+        options: ImportOptions, notes: inout [String]
+    ) throws(InterchangeError) -> TimeInterval {
+        if let fileDuration, fileDuration.isFinite, fileDuration > 0 { return fileDuration }
+        if let duration = options.duration {
+            guard duration.isFinite, duration > 0 else {
+                throw InterchangeError(path: nil, "the duration must be a positive number of seconds")
+            }
+            return duration
+        }
+        if let audioPath, !audioPath.isEmpty, let measure = options.measureAudio {
+            let audioURL =
+                audioPath.hasPrefix("/")
+                ? URL(fileURLWithPath: audioPath) : url.deletingLastPathComponent().appendingPathComponent(audioPath)
+            if let measured = measure(audioURL.standardizedFileURL), measured > 0 { return measured }
+        }
+        let last = beats.last ?? 0
+        var step = 0.5
+        if beats.count >= 2 { step = max(beats[beats.count - 1] - beats[beats.count - 2], 0.001) }
+        let estimate = NumberFormatting.roundedToMicroseconds(max(last + step, 0.001))
+        notes.append(
+            "\(url.path) does not give the audio's duration"
+                + (audioPath.map { " and its audio \($0) was not found or could not be decoded" } ?? "")
+                + "; audio.duration set to \(NumberFormatting.decimal(estimate)) s (the last beat plus one interval): pass --duration to set it"
+        )
+        return estimate
+    }
+
+    /// The file name of `url` without any folder, for provenance.
+    static func fileName(_ url: URL) -> String { url.lastPathComponent }
+
+    /// The provenance block of an imported map.
+    static func analysis(format: InterchangeFormat, source url: URL) -> JSONValue {
+        .object(
+            JSONObject([
+                ("tool", .string("beatmap import")), ("format", .string(format.rawValue)),
+                ("source", .string(fileName(url))),
+            ]))
+    }
+
+    /// Time text for exports: microsecond precision, no float noise (`0.5`, `12.345678`).
+    static func seconds(_ value: Double) -> String { NumberFormatting.decimal(value) }
+
+    /// A number with up to `digits` decimals and no trailing zeros (`120`, `127.5`, `333.333333`).
+    static func decimal(_ value: Double, digits: Int) -> String {
+        let scale = pow(10, Double(digits))
+        let rounded = (value * scale).rounded() / scale
+        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
+        var text = String(format: "%.\(digits)f", rounded)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
+    }
+}
+
+/// The position of each beat in its bar, from the map's tempo segments.
+public enum BarPositions {
+    /// 1-based positions in the bar (1 = downbeat), or `nil` for a beat whose segment does not say how many
+    /// beats a bar has. A segment's anchor (`time`) is taken as a downbeat.
+    public static func positions(of map: BeatMap) -> [Int?] {
+        guard let segments = map.tempo, let grid = TempoGrid(segments: segments) else {
+            return [Int?](repeating: nil, count: map.beats.count)
+        }
+        return map.beats.map { beat in
+            guard beat.isFinite else { return nil }
+            let segment = grid.segments[grid.segmentIndex(at: beat)]
+            guard let perBar = segment.beatsPerBar, perBar > 0, segment.bpm.isFinite, segment.bpm > 0 else {
+                return nil
+            }
+            let number = ((beat - segment.time) / segment.beatLength).rounded()
+            guard abs(number) < 1e12 else { return nil }
+            let position = Int(number) % perBar
+            return (position + perBar) % perBar + 1
+        }
+    }
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// The facts `beatmap info` shows about a map: tempo, beat count and span, intervals, and the
+/// validator's verdict.
+public struct BeatMapSummary: Sendable, Equatable {
+    /// One tempo segment as shown: its BPM over a stretch of the track and the beats in that stretch.
+    public struct TempoStretch: Sendable, Equatable {
+        /// Beats per minute.
+        public var bpm: Double
+        /// Where the stretch starts (the segment's anchor; the first starts at 0).
+        public var from: TimeInterval
+        /// Where it ends (the next segment's anchor, or the end of the audio).
+        public var to: TimeInterval
+        /// Beats per bar, if the map says.
+        public var beatsPerBar: Int?
+        /// How many of the map's beats fall in the stretch.
+        public var beatCount: Int
+    }
+
+    /// The validator's verdict in numbers.
+    public struct Verdict: Sendable, Equatable {
+        /// Error findings.
+        public var errors: Int
+        /// Warning findings.
+        public var warnings: Int
+        /// Findings per rule id, most frequent first (ties by id).
+        public var rules: [(id: String, count: Int)]
+
+        public static func == (lhs: Verdict, rhs: Verdict) -> Bool {
+            lhs.errors == rhs.errors && lhs.warnings == rhs.warnings
+                && lhs.rules.map(\.id) == rhs.rules.map(\.id) && lhs.rules.map(\.count) == rhs.rules.map(\.count)
+        }
+
+        /// `valid`, or `2 errors, 1 warning (off-grid ×2, gap ×1)`.
+        public var line: String {
+            guard errors + warnings > 0 else { return "valid: no findings" }
+            var parts: [String] = []
+            if errors > 0 { parts.append("\(errors) error" + (errors == 1 ? "" : "s")) }
+            if warnings > 0 { parts.append("\(warnings) warning" + (warnings == 1 ? "" : "s")) }
+            let rules = rules.map { "\($0.id) ×\($0.count)" }.joined(separator: ", ")
+            return (errors > 0 ? "invalid: " : "valid with warnings: ") + parts.joined(separator: ", ") + " (\(rules))"
+        }
+    }
+
+    /// The map file as given.
+    public var path: String
+    /// The audio's path as the map gives it.
+    public var audioPath: String?
+    /// The audio's duration in seconds.
+    public var duration: TimeInterval
+    /// The audio's sample rate, if given.
+    public var sampleRate: Int?
+    /// Whether the tempo was inferred from the beats because the map has no tempo map.
+    public var tempoIsInferred: Bool
+    /// The tempo stretches (empty when the map has no tempo and none can be inferred).
+    public var tempo: [TempoStretch]
+    /// Number of beats.
+    public var beatCount: Int
+    /// The earliest and latest finite beat.
+    public var firstBeat: TimeInterval?
+    /// The latest finite beat.
+    public var lastBeat: TimeInterval?
+    /// The share of the track between the first and the last beat (0…1).
+    public var coverage: Double?
+    /// The shortest interval between consecutive beats (in file order).
+    public var minimumInterval: TimeInterval?
+    /// The median interval.
+    public var medianInterval: TimeInterval?
+    /// The longest interval.
+    public var maximumInterval: TimeInterval?
+    /// The validator's verdict.
+    public var verdict: Verdict
+    /// The validator's remarks that are not findings (an inferred tempo, audio checks skipped).
+    public var notes: [String]
+
+    /// The summary of `map` read from `path`, with the validator's `report` on it.
+    public init(map: BeatMap, path: String, report: FileReport) {
+        self.path = path
+        audioPath = map.audio.path
+        duration = map.audio.duration
+        sampleRate = map.audio.sampleRate
+        let finite = map.beats.filter(\.isFinite)
+        beatCount = map.beats.count
+        firstBeat = finite.min()
+        lastBeat = finite.max()
+        if let firstBeat, let lastBeat, duration > 0 { coverage = min(1, max(0, (lastBeat - firstBeat) / duration)) }
+        var intervals: [Double] = []
+        if finite.count >= 2 { for index in 1..<finite.count { intervals.append(finite[index] - finite[index - 1]) } }
+        intervals.sort()
+        minimumInterval = intervals.first
+        maximumInterval = intervals.last
+        if !intervals.isEmpty {
+            let middle = intervals.count / 2
+            medianInterval =
+                intervals.count % 2 == 1 ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
+        }
+
+        var segments = (map.tempo ?? []).filter { $0.time.isFinite && $0.bpm.isFinite }.sorted { $0.time < $1.time }
+        tempoIsInferred = segments.isEmpty
+        if segments.isEmpty, let inferred = TempoGrid.inferTempo(from: finite) { segments = [inferred] }
+        let end = map.audio.duration
+        tempo = segments.enumerated().map { index, segment in
+            let from = index == 0 ? 0 : segment.time
+            let to = index + 1 < segments.count ? segments[index + 1].time : max(end, from)
+            let count = finite.count {
+                $0 >= (index == 0 ? -Double.infinity : from) && (index + 1 < segments.count ? $0 < to : true)
+            }
+            return TempoStretch(
+                bpm: segment.bpm, from: from, to: to, beatsPerBar: segment.beatsPerBar, beatCount: count)
+        }
+
+        notes = report.notes
+        var byRule: [String: Int] = [:]
+        for finding in report.findings { byRule[finding.ruleID, default: 0] += 1 }
+        verdict = Verdict(
+            errors: report.errorCount, warnings: report.warningCount,
+            rules: byRule.map { ($0.key, $0.value) }.sorted { ($1.1, $0.0) < ($0.1, $1.0) })
+    }
+
+    // MARK: Text
+
+    /// `1:05.250` (minutes, seconds, milliseconds); `0:32` for whole seconds.
+    public static func clock(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "?" }
+        let negative = seconds < 0
+        let millis = Int((abs(seconds) * 1000).rounded())
+        let minutes = millis / 60_000
+        let rest = millis % 60_000
+        var text = (negative ? "-" : "") + "\(minutes):" + String(format: "%02d", rest / 1000)
+        if rest % 1000 != 0 { text += String(format: ".%03d", rest % 1000) }
+        return text
+    }
+
+    /// Seconds from `90`, `90.5`, `1:30` or `1:30.5` (minutes:seconds), or `nil`.
+    public static func parseClock(_ text: String) -> Double? {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1: return FormatSupport.number(parts[0]).flatMap { $0 >= 0 ? $0 : nil }
+        case 2:
+            guard let minutes = Int(parts[0]), minutes >= 0, let seconds = FormatSupport.number(parts[1]), seconds >= 0,
+                seconds < 60, !parts[1].hasPrefix("-"), !parts[1].hasPrefix("+")
+            else { return nil }
+            return Double(minutes) * 60 + seconds
+        default: return nil
+        }
+    }
+
+    private static func bpm(_ value: Double) -> String { FormatSupport.decimal(value, digits: 3) + " BPM" }
+    private static func ms(_ value: Double) -> String { String(format: "%.1f ms", value * 1000) }
+    private static func s(_ value: Double) -> String { FormatSupport.decimal(value, digits: 3) + " s" }
+
+    /// The summary as aligned text lines.
+    public var text: String {
+        var lines: [(String, String)] = []
+        var audio = audioPath.map { "\($0), " } ?? ""
+        audio += "\(Self.s(duration)) (\(Self.clock(duration)))"
+        if let sampleRate { audio += ", \(sampleRate) Hz" }
+        lines.append(("audio", audio))
+        if tempo.isEmpty {
+            lines.append(("tempo", "none (fewer than two beats)"))
+        } else if tempoIsInferred, let only = tempo.first {
+            lines.append(("tempo", "no tempo map; \(Self.bpm(only.bpm)) inferred from the beats"))
+        } else {
+            let header = tempo.count == 1 ? "" : "\(tempo.count) segments: "
+            let parts = tempo.map { stretch in
+                var part = "\(Self.bpm(stretch.bpm)) from \(Self.clock(stretch.from))"
+                if let perBar = stretch.beatsPerBar { part += " (\(perBar) per bar)" }
+                if tempo.count > 1 { part += ", \(stretch.beatCount) beats" }
+                return part
+            }
+            lines.append(("tempo", header + parts.joined(separator: "; ")))
+        }
+        if let firstBeat, let lastBeat {
+            lines.append(("beats", "\(beatCount), first \(Self.s(firstBeat)), last \(Self.s(lastBeat))"))
+        } else {
+            lines.append(("beats", "\(beatCount)"))
+        }
+        if let coverage, let firstBeat, let lastBeat {
+            lines.append(
+                (
+                    "coverage",
+                    "\(Self.clock(firstBeat))–\(Self.clock(lastBeat)) of \(Self.clock(duration)): \(String(format: "%.1f", coverage * 100)) %"
+                ))
+        }
+        if let minimumInterval, let medianInterval, let maximumInterval {
+            lines.append(
+                (
+                    "intervals",
+                    "min \(Self.ms(minimumInterval)), median \(Self.ms(medianInterval)), max \(Self.ms(maximumInterval))"
+                ))
+        }
+        lines.append(("verdict", verdict.line))
+        for note in notes { lines.append(("note", note)) }
+        var out = path + "\n"
+        for (key, value) in lines {
+            out += "  " + key.padding(toLength: 11, withPad: " ", startingAt: 0) + value + "\n"
+        }
+        return out
+    }
+
+    // MARK: JSON
+
+    /// The summary as a JSON object (deterministic member order, times rounded to microseconds).
+    public var json: JSONValue {
+        func optional(_ value: Double?) -> JSONValue { value.map { .double($0) } ?? .null }
+        var audio = JSONObject()
+        audio["path"] = audioPath.map { .string($0) } ?? .null
+        audio["duration"] = .double(duration)
+        audio["sampleRate"] = sampleRate.map { .int($0) } ?? .null
+        let segments: [JSONValue] = tempo.map { stretch in
+            .object(
+                JSONObject([
+                    ("from", .double(stretch.from)), ("to", .double(stretch.to)), ("bpm", .double(stretch.bpm)),
+                    ("beatsPerBar", stretch.beatsPerBar.map { .int($0) } ?? .null), ("beats", .int(stretch.beatCount)),
+                ]))
+        }
+        var rules = JSONObject()
+        for rule in verdict.rules { rules[rule.id] = .int(rule.count) }
+        return .object(
+            JSONObject([
+                ("path", .string(path)), ("audio", .object(audio)),
+                ("tempo", .object(JSONObject([("inferred", .bool(tempoIsInferred)), ("segments", .array(segments))]))),
+                (
+                    "beats",
+                    .object(
+                        JSONObject([
+                            ("count", .int(beatCount)), ("first", optional(firstBeat)), ("last", optional(lastBeat)),
+                        ]))
+                ),
+                ("coverage", coverage.map { .double($0) } ?? .null),
+                (
+                    "intervals",
+                    .object(
+                        JSONObject([
+                            ("min", optional(minimumInterval)), ("median", optional(medianInterval)),
+                            ("max", optional(maximumInterval)),
+                        ]))
+                ),
+                (
+                    "verdict",
+                    .object(
+                        JSONObject([
+                            ("valid", .bool(verdict.errors == 0)), ("errors", .int(verdict.errors)),
+                            ("warnings", .int(verdict.warnings)),
+                            ("rules", .object(rules)), ("summary", .string(verdict.line)),
+                        ]))
+                ),
+                ("notes", .array(notes.map { .string($0) })),
+            ]))
+    }
+}

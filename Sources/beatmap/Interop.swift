@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import ArgumentParser
+import BeatAnalysis
+import BeatMapKit
+import Foundation
+
+extension InterchangeFormat: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+}
+
+extension ImportedBeats: ExpressibleByArgument {}
+
+extension ExportOptions.SwiftDeclaration: ExpressibleByArgument {}
+
+/// The interchange format: `--format`, else implied by a file name.
+private func resolveFormat(_ format: InterchangeFormat?, implied paths: [String?]) throws -> InterchangeFormat {
+    if let format { return format }
+    for path in paths.compactMap({ $0 }) {
+        if let inferred = InterchangeFormat.inferred(fromPath: path) { return inferred }
+    }
+    throw ValidationError("give --format (one of \(InterchangeFormat.allValueStrings.joined(separator: ", ")))")
+}
+
+/// `beatmap export MAP --format F [-o FILE]`.
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert a beat map for a game, an editor or a research tool.",
+        discussion: """
+            Formats: swift, sm, ssc, osu, beatsaber (a folder), audacity, sonic-visualiser, jams, csv, txt. \
+            Without -o the result is printed.
+
+            StepMania, osu! and Beat Saber store a tempo map, which is fitted through the beats: each beat \
+            moves at most --fit-tolerance-ms (plus up to 0.5 ms for osu!'s whole milliseconds). \
+            docs/interop.md says what each format keeps and loses.
+            """
+    )
+
+    @Argument(help: "The beat map (*.beatmap.json).")
+    var map: String
+
+    @Option(help: "Output format (default: implied by -o's extension).")
+    var format: InterchangeFormat?
+
+    @Option(name: .shortAndLong, help: "Output file (a folder for beatsaber); default: standard output.")
+    var output: String?
+
+    @Flag(help: "Replace an existing output.")
+    var force = false
+
+    @Option(name: .customLong("swift-type"), help: "Swift: the type holding the constants.")
+    var swiftType = "GameConstants"
+
+    @Option(
+        name: .customLong("swift-property"),
+        help: "Swift: the beat-times property (BPM and duration constants are named after it).")
+    var swiftProperty = "beatMap"
+
+    @Option(
+        name: .customLong("swift-declaration"),
+        help: "Swift: declare a new `enum` or an `extension` of an existing type.")
+    var swiftDeclaration = ExportOptions.SwiftDeclaration.enum
+
+    @Option(name: .customLong("swift-access"), help: "Swift: access level (public, package, internal, fileprivate).")
+    var swiftAccess: String?
+
+    @Option(help: "Song title for StepMania, osu! and Beat Saber (default: the audio file's name).")
+    var title: String?
+
+    @Option(
+        name: .customLong("fit-tolerance-ms"), help: "How far a beat may move, in ms, when a tempo map is fitted.")
+    var fitToleranceMs = 0.25
+
+    func validate() throws {
+        guard fitToleranceMs.isFinite, fitToleranceMs >= 0, fitToleranceMs <= 100 else {
+            throw ValidationError("--fit-tolerance-ms must be between 0 and 100")
+        }
+    }
+
+    func run() throws {
+        let format = try resolveFormat(format, implied: [output])
+        var options = ExportOptions()
+        options.swiftTypeName = swiftType
+        options.swiftPropertyName = swiftProperty
+        options.swiftDeclaration = swiftDeclaration
+        options.swiftAccessLevel = swiftAccess
+        options.title = title
+        options.fitTolerance = fitToleranceMs / 1000
+        do {
+            let result = try Interchange.export(
+                mapAt: URL(fileURLWithPath: map), format: format, options: options,
+                to: output.map { URL(fileURLWithPath: $0) },
+                overwrite: force)
+            if result.written.isEmpty {
+                Console.out(result.files.map(\.text).joined())
+            } else {
+                Console.out(result.written.map { "wrote \($0.path)\n" }.joined())
+            }
+        } catch {
+            Console.error(error.localizedDescription)
+            throw Exit.failure
+        }
+    }
+}
+
+/// `beatmap import FILE --format F [-o MAP]`.
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read beats or a tempo map from another format as a beat map.",
+        discussion: """
+            Formats: swift, sm, ssc, osu, beatsaber (a map folder or its Info.dat), audacity, \
+            sonic-visualiser, jams, csv, txt. Without -o the map is printed.
+
+            The audio's duration comes from the file when it stores it (swift, beatsaber, jams), else \
+            --duration, else the length of the audio file it names (measured), else it is estimated \
+            (with a warning).
+            """
+    )
+
+    @Argument(help: "The file to read.")
+    var file: String
+
+    @Option(help: "Input format (default: implied by the file name).")
+    var format: InterchangeFormat?
+
+    @Option(name: .shortAndLong, help: "Output map file; default: standard output.")
+    var output: String?
+
+    @Flag(help: "Replace an existing output.")
+    var force = false
+
+    @Option(help: "The audio's duration in seconds, for formats that do not store it.")
+    var duration: Double?
+
+    @Option(
+        help:
+            "StepMania and osu!: `grid` (every beat of the tempo map between the first and last note) or `notes` (one beat per note)."
+    )
+    var beats = ImportedBeats.grid
+
+    @Option(
+        name: .customLong("swift-property"),
+        help: "Swift: the beat-times property to read (default: the first [TimeInterval] array).")
+    var swiftProperty: String?
+
+    func validate() throws {
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw ValidationError("--duration must be a positive number of seconds")
+        }
+    }
+
+    func run() throws {
+        let format = try resolveFormat(format, implied: [file])
+        let options = ImportOptions(
+            duration: duration, beats: beats,
+            measureAudio: { url in
+                guard let reader = try? AudioFileReader(url: url), let frames = try? reader.countRemainingFrames(),
+                    frames > 0
+                else { return nil }
+                return Double(frames) / Double(reader.sampleRate)
+            })
+        var importOptions = options
+        importOptions.swiftPropertyName = swiftProperty
+        do {
+            let result = try Interchange.importMap(
+                from: URL(fileURLWithPath: file), format: format, options: importOptions,
+                to: output.map { URL(fileURLWithPath: $0) },
+                workingFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), overwrite: force)
+            for note in result.imported.notes { Console.warning(note) }
+            if let output {
+                Console.out("wrote \(output) (\(result.imported.map.beats.count) beats)\n")
+            } else {
+                Console.out(result.text)
+            }
+        } catch {
+            Console.error(error.localizedDescription)
+            throw Exit.failure
+        }
+    }
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import ArgumentParser
+import BeatMapKit
+import BeatPreview
+import Foundation
+
+/// `beatmap preview AUDIO MAP`.
+struct Preview: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play the audio with a click on every beat, with keys to pause, seek, loop, nudge and save.",
+        discussion: """
+            Keys: \(TransportKeyDecoder.help).
+            With --no-ui (or when not run at a terminal) it plays the span from --from to --to once and exits.
+            """
+    )
+
+    @Argument(help: "The audio file.")
+    var audio: String
+
+    @Argument(help: "The beat map.")
+    var map: String
+
+    @Option(help: ArgumentHelp("Start at this time, in seconds.", valueName: "seconds"))
+    var from: Double?
+
+    @Option(help: ArgumentHelp("Stop at this time, in seconds (with --no-ui).", valueName: "seconds"))
+    var to: Double?
+
+    @Flag(name: .customLong("no-ui"), help: "Play once without the terminal interface (for scripts).")
+    var noUI = false
+
+    @Option(help: ArgumentHelp("Output device: part of its name (default: the system default).", valueName: "name"))
+    var device: String?
+
+    @Option(
+        name: .customLong("buffer-frames"),
+        help: ArgumentHelp("Frames per audio callback (default 256).", valueName: "n"))
+    var bufferFrames = 256
+
+    @Flag(help: "Show PortAudio/ALSA/JACK device messages and playback statistics.")
+    var verbose = false
+
+    @OptionGroup var mix: MixOptions
+
+    func validate() throws {
+        guard (16...8192).contains(bufferFrames) else {
+            throw ValidationError("--buffer-frames must be from 16 to 8192")
+        }
+        if let from, !(from.isFinite && from >= 0) { throw ValidationError("--from must be a time ≥ 0 in seconds") }
+        if let to, !(to.isFinite && to > (from ?? 0)) { throw ValidationError("--to must be a time after --from") }
+    }
+
+    func run() throws {
+        let started = PreviewPlayer.now()
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Console.error("preview needs macOS 15 or later")
+            throw Exit.couldNotRun
+        }
+        let interactive = !noUI && RawTerminal.isInteractive
+        if !noUI && !interactive { Console.warning("not a terminal: playing once without keys (as with --no-ui)") }
+        do {
+            try play(interactive: interactive, started: started)
+        } catch {
+            Console.error(error.localizedDescription)
+            switch error {
+            case .noDevice, .device, .span: throw Exit.couldNotRun
+            default: throw Exit.failure
+            }
+        }
+    }
+
+    @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
+    private func play(interactive: Bool, started: Int) throws(PreviewError) {
+        let mapURL = URL(fileURLWithPath: map)
+        do {
+            let material = try PreviewMaterial.load(
+                audio: URL(fileURLWithPath: audio), map: mapURL, click: mix.clickURL, decodeAhead: true)
+            let hint = "To listen without an audio device, render a file: beatmap render \(audio) \(map) -o preview.wav"
+            let player = try PreviewPlayer(
+                material: material, settings: mix.settings(),
+                options: .init(
+                    deviceName: device, framesPerBuffer: bufferFrames, verbose: verbose, startedAt: started,
+                    offlineHint: hint))
+            defer { player.close() }
+            if !interactive {
+                if let from, from >= player.duration, material.mixer.track.isComplete {
+                    throw PreviewError.span("--from \(from) s is at or past the end of the audio")
+                }
+                player.play(from: from ?? 0, to: to, completeAtEnd: true)
+                let span = (to ?? player.duration) - (from ?? 0)
+                if let problem = player.waitUntilFinished(timeout: span + 30) {
+                    throw PreviewError.device("\(problem). \(hint)")
+                }
+                report(player)
+                return
+            }
+            guard let terminal = RawTerminal() else {
+                throw PreviewError.device("cannot put the terminal in raw mode; use --no-ui")
+            }
+            defer { terminal.restore() }
+            player.play(from: from ?? 0)
+            var transport = TerminalTransport(player: player, saver: MapSaver(mapURL: mapURL, original: material.map)) {
+                Console.out($0)
+            }
+            transport.run(terminal: terminal)
+            terminal.restore()
+            if verbose { report(player) }
+        }
+    }
+
+    @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
+    private func report(_ player: PreviewPlayer) {
+        let stats = player.statistics
+        let seconds = Double(stats.framesPlayed) / Double(player.material.mixer.sampleRate)
+        var text = String(format: "played %.3f s on \"%@\"", seconds, player.deviceName)
+        if let first = stats.firstSoundLatency { text += String(format: "; first sound after %.0f ms", first * 1000) }
+        text += "\n"
+        if verbose {
+            text += String(
+                format: "callbacks %d; render load %.3f %% of real time (longest %.3f ms); PortAudio CPU load %.3f %%; "
+                    + "decoder underruns %d; output underflows %d\n",
+                stats.callbacks, stats.renderLoad * 100, stats.longestRender * 1000, stats.portAudioCPULoad * 100,
+                stats.decoderUnderruns, stats.outputUnderflows)
+        }
+        Console.out(text)
+    }
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import ArgumentParser
+import BeatMapKit
+import BeatPreview
+import Foundation
+
+/// The click and gain settings shared by `render` and `preview`.
+struct MixOptions: ParsableArguments {
+    @Option(
+        name: .customLong("click"),
+        help: ArgumentHelp("A click sample to use instead of the built-in click.", valueName: "file"))
+    var clickFile: String?
+
+    @Option(name: .customLong("music-gain"), help: ArgumentHelp("Music level in dB (default -3).", valueName: "dB"))
+    var musicGain: Double = -3
+
+    @Option(name: .customLong("click-gain"), help: ArgumentHelp("Click level in dB (default -3).", valueName: "dB"))
+    var clickGain: Double = -3
+
+    func validate() throws {
+        for (name, value) in [("--music-gain", musicGain), ("--click-gain", clickGain)]
+        where !(value.isFinite && value <= 24) {
+            throw ValidationError("\(name) must be a number of dB no higher than 24")
+        }
+    }
+
+    var clickURL: URL? { clickFile.map { URL(fileURLWithPath: $0) } }
+
+    func settings(musicMuted: Bool = false, clicksMuted: Bool = false) -> MixSettings {
+        MixSettings(
+            musicGain: linearGain(decibels: musicGain), clickGain: linearGain(decibels: clickGain),
+            musicMuted: musicMuted,
+            clicksMuted: clicksMuted)
+    }
+}
+
+/// `beatmap render AUDIO MAP -o OUT.wav`.
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Mix the audio with a click on every beat of the map into a WAV file.",
+        discussion: """
+            Each click starts exactly at its beat's frame, round(time × sample rate), at the audio's own \
+            sample rate; bars' first beats are accented when the map's tempo gives beatsPerBar. The mix \
+            goes through a soft limiter, so it never clips. The file is written atomically.
+            """
+    )
+
+    @Argument(help: "The audio file.")
+    var audio: String
+
+    @Argument(help: "The beat map.")
+    var map: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write.", valueName: "out.wav"))
+    var output: String
+
+    @Option(help: ArgumentHelp("Start of the span to render, in seconds (default: the start).", valueName: "seconds"))
+    var from: Double?
+
+    @Option(help: ArgumentHelp("End of the span to render, in seconds (default: the end).", valueName: "seconds"))
+    var to: Double?
+
+    @Flag(name: .customLong("float"), help: "Write 32-bit float samples (default: 16-bit PCM).")
+    var float = false
+
+    @Flag(name: .customLong("no-music"), help: "Render the clicks alone.")
+    var noMusic = false
+
+    @Flag(help: "Overwrite the output file if it exists.")
+    var force = false
+
+    @OptionGroup var mix: MixOptions
+
+    func run() throws {
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Console.error("render needs macOS 15 or later")
+            throw Exit.couldNotRun
+        }
+        let outputURL = URL(fileURLWithPath: output)
+        do {
+            if !force && FileManager.default.fileExists(atPath: outputURL.path) {
+                throw PreviewError.exists(path: outputURL.path)
+            }
+            let material = try PreviewMaterial.load(
+                audio: URL(fileURLWithPath: audio), map: URL(fileURLWithPath: map), click: mix.clickURL)
+            let rendered = try OfflineRenderer.write(
+                material, to: outputURL, from: from, to: to, settings: mix.settings(musicMuted: noMusic),
+                format: float ? .float32 : .pcm16, overwrite: force)
+            let seconds = Double(rendered.frames) / Double(rendered.sampleRate)
+            let beats = material.mixer.schedule.times.filter {
+                let frame = Mixer.frame(of: $0, sampleRate: rendered.sampleRate)
+                return frame >= rendered.startFrame && frame < rendered.startFrame + rendered.frames
+            }.count
+            Console.out(
+                "\(output): \(String(format: "%.3f", seconds)) s, \(beats) clicks, \(rendered.sampleRate) Hz, "
+                    + "\(rendered.channels) channel\(rendered.channels == 1 ? "" : "s")\n")
+        } catch let error as PreviewError {
+            Console.error(error.localizedDescription)
+            switch error {
+            case .exists, .span: throw Exit.couldNotRun
+            default: throw Exit.failure
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatAnalysis
+import BeatMapKit
+import Foundation
+import Testing
+
+@Suite("libsndfile reader and audio inspector")
+struct AudioFileReaderTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test("the demo Ogg decodes to its exact length, and the inspector agrees with its map")
+    func demoOgg() throws {
+        let audio = Self.root.appendingPathComponent("Audio/demo-120.ogg")
+        let facts = try SndfileAudioInspector().inspect(audio, computeHash: true)
+        let map = try BeatMapCodec.read(from: Self.root.appendingPathComponent("BeatMaps/demo-120.beatmap.json"))
+        #expect(facts.sampleRate == 44100)
+        #expect(facts.duration == 32.0)
+        #expect(facts.sha256 == map.audio.sha256)
+    }
+
+    @Test("mono mixdown is the mean of the channels, block by block")
+    func monoMixdown() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A 16-bit stereo WAV whose left channel is +0.5 and right channel −0.25 throughout.
+        let frames = 1000
+        var data = Data()
+        func le<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
+        data.append(contentsOf: Array("RIFF".utf8)); le(UInt32(36 + frames * 4));
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        le(UInt32(16)); le(UInt16(1)); le(UInt16(2)); le(UInt32(8000)); le(UInt32(8000 * 4)); le(UInt16(4));
+        le(UInt16(16))
+        data.append(contentsOf: Array("data".utf8)); le(UInt32(frames * 4))
+        for _ in 0..<frames {
+            le(Int16(16384))
+            le(Int16(-8192))
+        }
+        let url = folder.appendingPathComponent("stereo.wav")
+        try data.write(to: url)
+        let reader = try AudioFileReader(url: url)
+        #expect(reader.channels == 2)
+        #expect(reader.sampleRate == 8000)
+        var block = [Float](repeating: 0, count: 256)
+        var total = 0
+        while true {
+            let count = try block.withUnsafeMutableBufferPointer { buffer in
+                try reader.readMono(into: buffer.baseAddress!, frames: 256)
+            }
+            if count == 0 { break }
+            #expect(block[0..<count].allSatisfy { abs($0 - 0.125) < 1e-4 })
+            total += count
+        }
+        #expect(total == frames)
+        #expect(reader.framesRead == Int64(frames))
+    }
+
+    @Test("a file that is not audio, and a missing file, give errors that name the file")
+    func errors() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let text = folder.appendingPathComponent("notes.wav")
+        try Data("this is not audio".utf8).write(to: text)
+        do {
+            _ = try AudioFileReader(url: text)
+            Issue.record("text file opened as audio")
+        } catch {
+            #expect(error.localizedDescription.contains("notes.wav"))
+        }
+        let missing = folder.appendingPathComponent("missing.ogg")
+        #expect(throws: AudioDecodeError.cannotOpen(path: missing.path, reason: "no such file")) {
+            try AudioFileReader(url: missing)
+        }
+    }
+}

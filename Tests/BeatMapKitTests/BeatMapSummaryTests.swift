@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+import Testing
+
+@Suite("Map summary (beatmap info)")
+struct BeatMapSummaryTests {
+    @Test("tempo stretches, counts, span, coverage and intervals")
+    func facts() {
+        let map = SampleMaps.tempoChange
+        let summary = BeatMapSummary(map: map, path: "x.beatmap.json", report: FileReport(path: "x.beatmap.json"))
+        #expect(summary.beatCount == 70)
+        #expect(summary.tempo.map(\.bpm) == [100, 150])
+        #expect(summary.tempo.map(\.beatCount) == [30, 40])
+        #expect(summary.tempo.map(\.beatsPerBar) == [3, 4])
+        #expect(summary.tempo[0].from == 0 && summary.tempo[1].to == map.audio.duration)
+        #expect(summary.firstBeat == map.beats.first && summary.lastBeat == map.beats.last)
+        let span = map.beats[map.beats.count - 1] - map.beats[0]
+        #expect(abs((summary.coverage ?? 0) - span / map.audio.duration) < 1e-12)
+        #expect(abs((summary.minimumInterval ?? 0) - 0.4) < 1e-9)
+        #expect(abs((summary.maximumInterval ?? 0) - 0.6) < 1e-9)
+        // 29 intervals of 0.6 s, 40 of 0.4 s (the change itself is 0.6 s): the median is 0.4 s.
+        #expect(abs((summary.medianInterval ?? 0) - 0.4) < 1e-9)
+        #expect(!summary.tempoIsInferred)
+        #expect(summary.verdict.line == "valid: no findings")
+    }
+
+    @Test("without a tempo map the tempo is inferred and said to be")
+    func inferred() {
+        let map = BeatMap(audio: AudioReference(duration: 10), beats: [1, 1.5, 2, 2.5, 3])
+        let summary = BeatMapSummary(map: map, path: "m", report: FileReport(path: "m"))
+        #expect(summary.tempoIsInferred)
+        #expect(abs((summary.tempo.first?.bpm ?? 0) - 120) < 1e-9)
+        #expect(summary.text.contains("no tempo map; 120 BPM inferred from the beats"))
+    }
+
+    @Test("the verdict counts findings per rule, most frequent first")
+    func verdict() {
+        let report = FileReport(
+            path: "m",
+            findings: [
+                Finding(ruleID: "off-grid", severity: .warning, message: ""),
+                Finding(ruleID: "gap", severity: .error, message: ""),
+                Finding(ruleID: "off-grid", severity: .warning, message: ""),
+                Finding(ruleID: "duplicate-beat", severity: .error, message: ""),
+            ])
+        let summary = BeatMapSummary(map: SampleMaps.steady, path: "m", report: report)
+        #expect(summary.verdict.line == "invalid: 2 errors, 2 warnings (off-grid ×2, duplicate-beat ×1, gap ×1)")
+        let warningsOnly = BeatMapSummary(
+            map: SampleMaps.steady, path: "m",
+            report: FileReport(path: "m", findings: [Finding(ruleID: "gap", severity: .warning, message: "")]))
+        #expect(warningsOnly.verdict.line == "valid with warnings: 1 warning (gap ×1)")
+    }
+
+    @Test("clock times")
+    func clock() {
+        #expect(BeatMapSummary.clock(0) == "0:00")
+        #expect(BeatMapSummary.clock(65.25) == "1:05.250")
+        #expect(BeatMapSummary.clock(3600) == "60:00")
+    }
+
+    @Test("an empty map has no span or intervals")
+    func empty() {
+        let summary = BeatMapSummary(
+            map: BeatMap(audio: AudioReference(duration: 3), beats: []), path: "m", report: FileReport(path: "m"))
+        #expect(summary.firstBeat == nil && summary.coverage == nil && summary.medianInterval == nil)
+        #expect(summary.tempo.isEmpty)
+        #expect(summary.text.contains("tempo      none"))
+    }
+}

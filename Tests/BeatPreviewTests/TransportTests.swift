@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatAnalysis
+import BeatMapKit
+import BeatPreview
+import Foundation
+import Testing
+
+@Suite("Terminal transport")
+struct TransportTests {
+    @Test("keys and escape sequences decode to commands, split sequences included")
+    func keys() {
+        var decoder = TransportKeyDecoder()
+        #expect(
+            decoder.decode(Array(" ,.+-=_lmcsq".utf8)) == [
+                .togglePause, .stepBeats(-1), .stepBeats(1), .nudge(1), .nudge(-1), .nudge(1), .nudge(-10), .toggleLoop,
+                .toggleMusic,
+                .toggleClicks, .save, .quit,
+            ])
+        #expect(
+            decoder.decode([0x1B, 0x5B, 0x43, 0x1B, 0x5B, 0x44, 0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x42]) == [
+                .seek(5), .seek(-5), .nudge(10), .nudge(-10),
+            ])
+        #expect(decoder.decode([0x1B]).isEmpty)
+        #expect(decoder.decode([0x5B]).isEmpty)
+        #expect(decoder.decode([0x43, 0x03]) == [.seek(5), .quit])
+        #expect(decoder.decode(Array("\u{1B}[1;2C".utf8)) == [.seek(30)])
+    }
+
+    @Test("status lines: time, beat n/N, bar.beat, BPM, pulse only just after a beat")
+    func statusLines() {
+        var snapshot = StatusSnapshot(
+            position: 83.4567, duration: 225, playing: true, beatIndex: 166, beatCount: 450,
+            barPosition: BarPosition(bar: 42, beat: 3),
+            beatsPerBar: 4, barsKnown: true, bpm: 128, sinceBeat: 0.05, nudgeMilliseconds: 12, loopingBar: 42,
+            musicMuted: false,
+            clicksMuted: true, message: "hello")
+        let lines = StatusView.lines(snapshot)
+        #expect(lines[0] == "▶ 1:23.456 / 3:45.000   beat 167/450   bar 42.3   128.0 BPM   ● □ □ ■ □")
+        #expect(lines[1] == "nudge +12 ms   loop bar 42   music on   clicks muted")
+        #expect(lines[3] == "hello")
+        snapshot.sinceBeat = 0.3
+        snapshot.playing = false
+        #expect(StatusView.lines(snapshot)[0].hasPrefix("‖ 1:23.456"))
+        #expect(StatusView.lines(snapshot)[0].contains("BPM   · "))
+        snapshot.barsKnown = false
+        #expect(StatusView.lines(snapshot)[0].contains("bar 42.3 (4/4 assumed)"))
+    }
+
+    @Test("saving a nudge: validated, the previous file kept as .bak, written atomically; a bad nudge is refused")
+    func saveNudge() throws {
+        let folder = try TestAudio.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("m.beatmap.json")
+        let map = BeatMap(
+            audio: AudioReference(duration: 4), tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
+            beats: [0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
+        try BeatMapCodec.write(map, to: url, overwrite: true)
+        let original = try Data(contentsOf: url)
+        var saver = MapSaver(mapURL: url, original: map, validator: Validator())
+        let outcome = try saver.save(offset: 0.013)
+        #expect(outcome.backupPath == url.path + ".bak")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: url.path + ".bak")) == original)
+        let saved = try BeatMapCodec.read(from: url)
+        #expect(saved.beats.map { ($0 * 1000).rounded() } == [513, 1013, 1513, 2013, 2513, 3013])
+        #expect(saved.tempo?.first?.time == 0.513)
+        // A second save in the same session keeps the first backup (the session's original).
+        _ = try saver.save(offset: 0.020)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: url.path + ".bak")) == original)
+        #expect(!FileManager.default.fileExists(atPath: url.path + ".bak.2"))
+        // A new session backs up the file as it is now, without touching the first backup.
+        var next = MapSaver(mapURL: url, original: saved, validator: Validator())
+        #expect(try next.save(offset: 0.001).backupPath == url.path + ".bak.2")
+        // Moving beats before 0 s is refused and leaves the file alone.
+        let before = try Data(contentsOf: url)
+        #expect(throws: SaveError.self) { try next.save(offset: -2) }
+        #expect(try Data(contentsOf: url) == before)
+    }
+}

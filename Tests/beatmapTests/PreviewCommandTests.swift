@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Testing
+
+/// The realtime path on a machine without a sound card: virtual ALSA devices made by the tests, and a
+/// JACK server with its dummy (paced) backend for the interactive terminal.
+@Suite("beatmap preview", .serialized)
+struct PreviewCommandTests {
+    @Test(
+        "preview through a virtual ALSA device plays exactly the offline render of the same span",
+        arguments: [(44_100, 2, "1.25", "3.5"), (22_050, 1, "0", "2"), (48_000, 2, "4.2", "6")])
+    func captureEqualsRender(sampleRate: Int, channels: Int, from: String, to: String) throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let audio = folder.appendingPathComponent("song.wav")
+        try AudioFixtures.writeWAV(audio, sampleRate: sampleRate, channels: channels, seconds: 6) { frame, channel in
+            0.3 * sin(2 * Double.pi * Double(220 + 110 * channel) * Double(frame) / Double(sampleRate))
+        }
+        let beats = stride(from: 0.1, to: 6, by: 60 / 137.0).map { String($0) }.joined(separator: ", ")
+        try Data(
+            """
+            {"version": 1, "audio": {"path": "song.wav", "duration": 6}, "tempo": [{"time": 0.1, "bpm": 137, "beatsPerBar": 4}],
+             "beats": [\(beats)]}
+            """.utf8
+        ).write(to: folder.appendingPathComponent("m.beatmap.json"))
+        let capture = folder.appendingPathComponent("capture.raw")
+        let environment = try VirtualAudio.fileDevice(in: folder, capture: capture)
+        let played = try CLI.run(
+            ["preview", "song.wav", "m.beatmap.json", "--no-ui", "--from", from, "--to", to, "--click-gain", "0"],
+            in: folder,
+            environment: environment)
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.stderr.isEmpty, "device chatter reached the terminal: \(played.stderr)")
+        #expect(played.stdout.contains("played"))
+        let rendered = try CLI.run(
+            [
+                "render", "song.wav", "m.beatmap.json", "-o", "span.wav", "--float", "--from", from, "--to", to,
+                "--click-gain", "0",
+            ],
+            in: folder)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let expected = try AudioFixtures.readWAV(folder.appendingPathComponent("span.wav"))
+        let captured = try VirtualAudio.floats(in: capture)
+        #expect(expected.channels == channels)
+        #expect(!expected.samples.isEmpty)
+        let offset = VirtualAudio.exactMatchOffset(of: expected.samples, in: captured, channels: channels)
+        #expect(
+            offset != nil,
+            "the captured stream (\(captured.count) samples) does not contain the render (\(expected.samples.count))")
+    }
+
+    @Test("no output device: a clear error that points to beatmap render, no device chatter")
+    func noDevice() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try AudioFixtures.song(in: folder, seconds: 2)
+        let environment = try VirtualAudio.noDevice(in: folder)
+        let result = try CLI.run(
+            ["preview", "song.wav", "song.beatmap.json", "--no-ui"], in: folder, environment: environment)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no audio output device"))
+        #expect(result.stderr.contains("beatmap render song.wav song.beatmap.json -o preview.wav"))
+        #expect(!result.stderr.contains("ALSA lib"))
+        #expect(!result.stderr.lowercased().contains("jack"))
+        let verbose = try CLI.run(
+            ["preview", "song.wav", "song.beatmap.json", "--no-ui", "--verbose"], in: folder, environment: environment)
+        #expect(verbose.status == 2)
+        #expect(verbose.stderr.contains("ALSA lib"))
+    }
+
+    @Test("a device that stops taking audio pauses playback with a clear message instead of hanging")
+    func stalledDevice() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try AudioFixtures.song(in: folder, seconds: 30)
+        let fifo = folder.appendingPathComponent("device.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // The "device" takes 200 kB, then stops reading but stays open: the writer blocks, as on a hung device.
+        let reader = try VirtualAudio.shell("exec 3<'\(fifo.path)'; head -c 200000 <&3 >/dev/null; sleep 6")
+        defer { reader.terminate() }
+        let environment = try VirtualAudio.fileDevice(in: folder, capture: fifo)
+        let started = Date()
+        let result = try CLI.run(
+            ["preview", "song.wav", "song.beatmap.json", "--no-ui"], in: folder, environment: environment)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("has not asked for audio"), "\(result.stderr)")
+        #expect(elapsed < 5.5, "took \(elapsed) s")
+    }
+
+    @Test("at a terminal (tmux, JACK dummy device): shows the transport, pauses, nudges, saves keeping a backup, quits")
+    func interactive() throws {
+        try #require(
+            VirtualAudio.hasTool("tmux") && VirtualAudio.hasTool("jackd"),
+            "needs tmux and jackd (tools/setup.sh installs them)")
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let song = try AudioFixtures.song(in: folder, seconds: 20)
+        let original = try Data(contentsOf: song.map)
+        let server = "beatmap-test-\(UUID().uuidString.prefix(8))"
+        let socket = "beatmap-test-\(UUID().uuidString.prefix(8))"
+        let jack = try VirtualAudio.shell("exec jackd -n \(server) -d dummy -r 44100 -p 256 >/dev/null 2>&1")
+        defer {
+            jack.terminate()
+            jack.waitUntilExit()
+        }
+        let ready = try VirtualAudio.shell("JACK_DEFAULT_SERVER=\(server) jack_wait -w -t 10 >/dev/null 2>&1")
+        ready.waitUntilExit()
+        #expect(ready.terminationStatus == 0, "the JACK dummy server did not start")
+        let command =
+            "cd '\(folder.path)' && JACK_DEFAULT_SERVER=\(server) '\(CLI.binary.path)' preview song.wav song.beatmap.json --device system; "
+            + "echo \\$? > exit-status"
+        // Not waited for: the tmux server it starts inherits the descriptors Foundation watches.
+        try VirtualAudio.shell("tmux -L \(socket) new-session -d -s preview -x 160 -y 8 \"\(command)\"")
+        defer { try? VirtualAudio.shell("tmux -L \(socket) kill-server").waitUntilExit() }
+        func screen() throws -> String {
+            let pipe = Pipe()
+            let capture = Process()
+            capture.executableURL = URL(fileURLWithPath: "/bin/sh")
+            capture.arguments = ["-c", "tmux -L \(socket) capture-pane -p -t preview"]
+            capture.standardOutput = pipe
+            try capture.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            capture.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        func keys(_ keys: String...) throws {
+            try VirtualAudio.shell(
+                "tmux -L \(socket) send-keys -t preview " + keys.map { "'\($0)'" }.joined(separator: " ")
+            ).waitUntilExit()
+            Thread.sleep(forTimeInterval: 0.4)
+        }
+        Thread.sleep(forTimeInterval: 1.5)
+        let playing = try screen()
+        #expect(playing.contains("▶"), "\(playing)")
+        #expect(playing.contains("/ 0:20.000"))
+        #expect(playing.contains("beat "))
+        #expect(playing.contains("/\(song.beats.count)"))
+        #expect(playing.contains("bar 1."))
+        #expect(playing.contains("120.0 BPM"))
+        try keys(" ")
+        let paused = try screen()
+        #expect(paused.contains("‖"), "\(paused)")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try screen().components(separatedBy: "\n").first == paused.components(separatedBy: "\n").first)
+        try keys("+", "+", "+", "Up")
+        #expect(try screen().contains("nudge +13 ms"))
+        try keys("s")
+        let saved = try screen()
+        #expect(saved.contains("saved"), "\(saved)")
+        try keys("q")
+        Thread.sleep(forTimeInterval: 0.5)
+        let status = try String(contentsOf: folder.appendingPathComponent("exit-status"), encoding: .utf8)
+        #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(try Data(contentsOf: folder.appendingPathComponent("song.beatmap.json.bak")) == original)
+        let text = try String(contentsOf: song.map, encoding: .utf8)
+        let first = String(format: "%.3f", song.beats[0] + 0.013)
+        #expect(text.contains(first), "\(text.prefix(300))")
+    }
+}

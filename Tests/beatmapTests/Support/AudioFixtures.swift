@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// Audio and map fixtures made by the CLI tests.
+enum AudioFixtures {
+    /// Writes a 16-bit PCM WAV file with `sample(frame, channel)`.
+    static func writeWAV(_ url: URL, sampleRate: Int, channels: Int, seconds: Double, sample: (Int, Int) -> Double)
+        throws
+    {
+        let frames = Int(seconds * Double(sampleRate))
+        var data = Data()
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
+        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array("RIFF".utf8))
+        u32(UInt32(36 + frames * channels * 2))
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        u32(16)
+        u16(1)
+        u16(UInt16(channels))
+        u32(UInt32(sampleRate))
+        u32(UInt32(sampleRate * channels * 2))
+        u16(UInt16(channels * 2))
+        u16(16)
+        data.append(contentsOf: Array("data".utf8))
+        u32(UInt32(frames * channels * 2))
+        var pcm = [Int16](repeating: 0, count: frames * channels)
+        for frame in 0..<frames {
+            for channel in 0..<channels {
+                pcm[frame * channels + channel] = Int16(max(-1, min(1, sample(frame, channel))) * 32_767).littleEndian
+            }
+        }
+        pcm.withUnsafeBytes { data.append(contentsOf: $0) }
+        try data.write(to: url)
+    }
+
+    /// A quiet two-tone track of `seconds` and a 120 BPM map in 4/4 for it, written as `song.wav` and
+    /// `song.beatmap.json` in `folder`.
+    static func song(in folder: URL, seconds: Double = 6, sampleRate: Int = 44_100, anchor: Double = 0.25) throws -> (
+        audio: URL, map: URL, beats: [Double]
+    ) {
+        let audio = folder.appendingPathComponent("song.wav")
+        try writeWAV(audio, sampleRate: sampleRate, channels: 2, seconds: seconds) { frame, channel in
+            let t = Double(frame) / Double(sampleRate)
+            return 0.2 * sin(2 * Double.pi * (channel == 0 ? 220 : 330) * t)
+        }
+        var beats: [Double] = []
+        var t = anchor
+        while t < seconds - 0.05 {
+            beats.append(t)
+            t += 0.5
+        }
+        let list = beats.map { String($0) }.joined(separator: ", ")
+        let map = folder.appendingPathComponent("song.beatmap.json")
+        let json = """
+            {"version": 1, "audio": {"path": "song.wav", "duration": \(seconds), "sampleRate": \(sampleRate)},
+             "tempo": [{"time": \(anchor), "bpm": 120, "beatsPerBar": 4}], "beats": [\(list)]}
+            """
+        try Data(json.utf8).write(to: map)
+        return (audio, map, beats)
+    }
+
+    /// Reads the samples of a 16-bit or 32-bit-float WAV file written by `beatmap render`
+    /// (canonical header: `data` follows `fmt ` and, for float, `fact`).
+    static func readWAV(_ url: URL) throws -> (samples: [Float], channels: Int, sampleRate: Int) {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        let format = u16(20)
+        let channels = u16(22)
+        let sampleRate = u32(24)
+        var offset = 12
+        while offset + 8 <= bytes.count, String(decoding: bytes[offset..<offset + 4], as: UTF8.self) != "data" {
+            offset += 8 + u32(offset + 4)
+        }
+        let start = offset + 8
+        let length = u32(offset + 4)
+        var samples: [Float] = []
+        if format == 3 {
+            for at in stride(from: start, to: start + length, by: 4) {
+                samples.append(Float(bitPattern: UInt32(u32(at))))
+            }
+        } else {
+            for at in stride(from: start, to: start + length, by: 2) {
+                samples.append(Float(Int16(bitPattern: UInt16(u16(at)))) / 32_767)
+            }
+        }
+        return (samples, channels, sampleRate)
+    }
+}
