@@ -202,8 +202,15 @@ def check(binary, out, expect, timeout):
                 ok = not any(r in ("invalid-json", "schema", "non-finite") for r in rules)
                 judge(name, "analyze", run, ok, "map written" if ok else "written map is invalid: %s" % rules)
             else:
-                first = run.stderr.strip().splitlines()[0] if run.stderr.strip() else ""
-                judge(name, "analyze", run, name in first, first or "failed without a message")
+                lines = run.stderr.strip().splitlines()
+                ours = [line for line in lines if line.startswith("beatmap: error:")]
+                message = ours[0] if ours else (lines[0] if lines else "failed without a message")
+                # libmpg123 (inside libsndfile) prints notes on broken MP3 frames; libsndfile cannot
+                # silence it (libsndfile issue #958). Count it, do not fail on it.
+                chatter = len(lines) - len(ours)
+                if chatter:
+                    message += " (+%d lines of decoder chatter on stderr)" % chatter
+                judge(name, "analyze", run, any(name in line for line in ours), message)
 
     width = max(len(r[0]) for r in rows)
     for name, what, status, seconds, mib, note in rows:

@@ -66,9 +66,14 @@ public final class AudioFileReader {
         }
         var info = SF_INFO()
         guard let opened = sf_open(url.path, Int32(SFM_READ), &info) else {
-            let reason = String(cString: sf_strerror(nil))
+            var reason = String(cString: sf_strerror(nil))
             if !FileManager.default.fileExists(atPath: url.path) {
                 throw .cannotOpen(path: url.path, reason: "no such file")
+            }
+            // libsndfile says this when its MP3 decoder rejects the stream; the file exists and is
+            // regular (checked above), so say what is really wrong.
+            if reason.hasPrefix("File does not exist or is not a regular file") {
+                reason = "not a readable audio stream (empty, damaged, or not audio)"
             }
             throw .cannotOpen(path: url.path, reason: reason)
         }

@@ -128,6 +128,22 @@ struct HostileAudioTests {
         }
     }
 
+    @Test("an empty or damaged MP3 is not reported as a missing file")
+    func damagedMP3() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, bytes) in [("empty.mp3", [UInt8]()), ("header.mp3", Array(try HostileAudio.seed("tone.mp3").prefix(12)))] {
+            let url = folder.appendingPathComponent(name)
+            try Data(bytes).write(to: url)
+            #expect(
+                throws: AudioDecodeError.cannotOpen(
+                    path: url.path, reason: "not a readable audio stream (empty, damaged, or not audio)")
+            ) {
+                _ = try AudioFileReader(url: url)
+            }
+        }
+    }
+
     @Test("a missing file is a cannotOpen error naming the path")
     func missingFile() {
         let path = "/nonexistent/folder/song.wav"
