@@ -14,7 +14,8 @@ PACKAGES=(
   portaudio19-dev   # CPortAudio: realtime preview output (MIT-style)
   jackd2            # tests: JACK's dummy backend, a paced virtual output device for `beatmap preview`
   tmux              # tests: drives `beatmap preview`'s terminal interface
-  sox               # tools/bench: the peer mixer the render benchmark is compared with
+  sox               # tools/bench (render peer), tools/hostile-audio.py, tools/fuzz/make-seeds.sh
+  python3           # tools/hostile-audio.py runs the hostile audio corpus in CI
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

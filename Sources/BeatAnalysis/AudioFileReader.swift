@@ -45,6 +45,13 @@ public final class AudioFileReader {
     public let majorFormat: Int32
     /// Frames delivered so far.
     public private(set) var framesRead: Int64 = 0
+    /// Largest sample magnitude delivered (+24 dB over full scale); float files and lossy decoders can
+    /// produce anything.
+    public static let maximumSampleMagnitude: Float = 16
+    /// Samples that decoded as NaN or infinity and were delivered as 0.
+    public private(set) var nonFiniteSamples: Int64 = 0
+    /// Samples beyond ±``maximumSampleMagnitude`` in the file, delivered clipped to it.
+    public private(set) var clippedSamples: Int64 = 0
 
     private let handle: OpaquePointer
     private var interleaved: [Float] = []
@@ -52,11 +59,21 @@ public final class AudioFileReader {
     /// Opens `url` for reading.
     public init(url: URL) throws(AudioDecodeError) {
         path = url.path
+        // A FIFO or device would block or never end; only regular files (after symbolic links) are read.
+        var status = stat()
+        if stat(url.path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw .cannotOpen(path: url.path, reason: "not a regular file")
+        }
         var info = SF_INFO()
         guard let opened = sf_open(url.path, Int32(SFM_READ), &info) else {
-            let reason = String(cString: sf_strerror(nil))
+            var reason = String(cString: sf_strerror(nil))
             if !FileManager.default.fileExists(atPath: url.path) {
                 throw .cannotOpen(path: url.path, reason: "no such file")
+            }
+            // libsndfile says this when its MP3 decoder rejects the stream; the file exists and is
+            // regular (checked above), so say what is really wrong.
+            if reason.hasPrefix("File does not exist or is not a regular file") {
+                reason = "not a readable audio stream (empty, damaged, or not audio)"
             }
             throw .cannotOpen(path: url.path, reason: reason)
         }
@@ -82,7 +99,10 @@ public final class AudioFileReader {
     deinit { sf_close(handle) }
 
     /// Reads up to `capacity` interleaved frames into `buffer` (which must hold `capacity × channels`
-    /// samples). Returns the frames read; 0 at the end of the file.
+    /// samples). Returns the frames read; 0 at the end of the file. Every sample delivered is finite and
+    /// within ±``maximumSampleMagnitude``: NaN and infinities (a hostile float file's) become 0 (counted
+    /// in ``nonFiniteSamples``) and absurd values are clipped (``clippedSamples``), so nothing
+    /// downstream (aubio works in single precision) sees them.
     public func readInterleaved(into buffer: UnsafeMutablePointer<Float>, frames capacity: Int) throws(AudioDecodeError)
         -> Int
     {
@@ -91,7 +111,23 @@ public final class AudioFileReader {
             throw .readFailed(path: path, reason: String(cString: sf_strerror(handle)))
         }
         framesRead += Int64(count)
+        sanitize(buffer, count: Int(count) * channels)
         return Int(count)
+    }
+
+    private func sanitize(_ samples: UnsafeMutablePointer<Float>, count: Int) {
+        let limit = Self.maximumSampleMagnitude
+        for index in 0..<count {
+            let sample = samples[index]
+            if abs(sample) <= limit { continue }  // false for NaN
+            if !sample.isFinite {
+                samples[index] = 0
+                nonFiniteSamples += 1
+            } else {
+                samples[index] = sample < 0 ? -limit : limit
+                clippedSamples += 1
+            }
+        }
     }
 
     /// Reads up to `capacity` frames mixed down to mono (the mean of the channels) into `mono`.

@@ -73,6 +73,8 @@ public enum BeatMapError: Error, LocalizedError, Sendable, Equatable {
     case schema(path: String, issues: [SchemaIssue])
     /// The map holds a value JSON cannot represent (NaN or infinity).
     case nonFinite(field: String)
+    /// The map holds a value the format cannot carry (e.g. a duration under its 1 µs resolution).
+    case invalidValue(field: String, reason: String)
     /// The destination exists and overwriting was not allowed.
     case exists(path: String)
     /// Writing failed.
@@ -88,6 +90,7 @@ public enum BeatMapError: Error, LocalizedError, Sendable, Equatable {
             let first = issues.first.map { "\($0.location): \($0.message)" } ?? "not a beat map"
             return "\(path):\(first)" + (issues.count > 1 ? " (and \(issues.count - 1) more problems)" : "")
         case .nonFinite(let field): return "cannot write \(field): JSON has no NaN or infinity"
+        case .invalidValue(let field, let reason): return "cannot write \(field): \(reason)"
         case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
         case .writeFailed(let path, let reason): return "\(path): cannot write: \(reason)"
         }
@@ -160,6 +163,9 @@ public enum BeatMapCodec {
     /// microseconds, trailing newline. The same map always gives the same bytes.
     public static func encode(_ map: BeatMap) throws(BeatMapError) -> String {
         guard map.audio.duration.isFinite else { throw .nonFinite(field: "audio.duration") }
+        guard NumberFormatting.roundedToMicroseconds(map.audio.duration) > 0 else {
+            throw .invalidValue(field: "audio.duration", reason: "must be at least 0.000001 seconds")
+        }
         if let index = map.beats.firstIndex(where: { !$0.isFinite }) { throw .nonFinite(field: "beats[\(index)]") }
         for (index, segment) in (map.tempo ?? []).enumerated() where !segment.time.isFinite || !segment.bpm.isFinite {
             throw .nonFinite(field: "tempo[\(index)]")
@@ -337,8 +343,13 @@ private struct Decoder {
         let fields = members(of: member.value, list, context: "\"audio\"")
         for field in list { source.audioMemberOffsets[field.key] = field.value.offset }
         let duration = number(fields["duration"], "audio.duration", required: true, at: member.value.offset)
-        if let duration, !(duration > 0 && duration.isFinite), let node = fields["duration"] {
-            issue("\"audio.duration\" must be a finite number of seconds greater than 0", at: node.value.offset)
+        // At least the format's resolution (1 µs), so that the written (rounded) duration is still valid.
+        if let duration, !(duration.isFinite && NumberFormatting.roundedToMicroseconds(duration) > 0),
+            let node = fields["duration"]
+        {
+            issue(
+                "\"audio.duration\" must be a finite number of seconds greater than 0 (at least 0.000001)",
+                at: node.value.offset)
         }
         let path = string(fields["path"], "audio.path")
         let rate = integer(fields["sampleRate"], "audio.sampleRate", at: member.value.offset)

@@ -232,6 +232,8 @@ enum Describe {
     /// `120 BPM` or `127.5 BPM`.
     static func bpm(_ value: Double) -> String {
         let rounded = (value * 1000).rounded() / 1000
-        return (rounded == rounded.rounded() ? String(Int(rounded)) : NumberFormatting.decimal(rounded)) + " BPM"
+        // Whole numbers print without a fraction; huge values (a hostile file's 1e300) must not reach Int().
+        let whole = abs(rounded) < 1e15 && rounded == rounded.rounded()
+        return (whole ? String(Int(rounded)) : NumberFormatting.decimal(rounded)) + " BPM"
     }
 }
