@@ -127,14 +127,34 @@ class Run:
                    threading.Thread(target=lambda: err_chunks.append(proc.stderr.read()))]
         for reader in readers:
             reader.start()
+        # The child's own peak (VmHWM): wait4's ru_maxrss also counts this script's memory at spawn
+        # time, which the kernel carries over exec.
+        peak = [0]
+        done = threading.Event()
+
+        def watch():
+            while not done.is_set():
+                try:
+                    with open("/proc/%d/status" % proc.pid) as status_file:
+                        for line in status_file:
+                            if line.startswith("VmHWM:"):
+                                peak[0] = max(peak[0], int(line.split()[1]) * 1024)
+                except (OSError, ValueError):
+                    pass
+                done.wait(0.005)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
         _, status, usage = os.wait4(proc.pid, 0)
+        done.set()
+        watcher.join()
         proc.returncode = os.waitstatus_to_exitcode(status)
         timer.cancel()
         for reader in readers:
             reader.join()
         self.seconds = time.monotonic() - start
         self.status = proc.returncode  # negative: killed by that signal
-        self.max_rss = usage.ru_maxrss * 1024
+        self.max_rss = peak[0] or usage.ru_maxrss * 1024
         self.stdout = b"".join(out_chunks).decode("utf-8", "replace")
         self.stderr = b"".join(err_chunks).decode("utf-8", "replace")
 

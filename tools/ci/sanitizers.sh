@@ -6,9 +6,14 @@
 # checked too. Prints each pass's wall time.
 #
 #   SANITIZERS="thread address"    which passes to run
-#   SANITIZER_SKIP=REGEX           test suites left out (default: the SIGKILL test, which measures
-#                                  nothing more under a sanitizer and is the slowest)
-#   SANITIZER_FILTER=REGEX         run only these suites (default: all)
+#   SANITIZER_SKIP=REGEX           tests left out of both passes (default: the SIGKILL test, which
+#                                  measures nothing more under a sanitizer and is the slowest)
+#   SANITIZER_SKIP_THREAD=REGEX    tests left out of the ThreadSanitizer pass only (default: the preview
+#                                  session on JACK's dummy device: a thread libjack creates exits inside
+#                                  TSan's ignored region for uninstrumented libraries, which TSan reports
+#                                  as "finished with ignores enabled" and exits 66 — not a race in our
+#                                  code; the preview's other device tests still run under TSan)
+#   SANITIZER_FILTER=REGEX         run only these tests (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,16 +25,19 @@ export ASAN_OPTIONS="${ASAN_OPTIONS-detect_leaks=0:halt_on_error=1}"
 export TSAN_OPTIONS="${TSAN_OPTIONS-halt_on_error=1}"
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE-enable=no}"
 
-selection=()
-[ -n "$SKIP" ] && selection+=(--skip "$SKIP")
-[ -n "$FILTER" ] && selection+=(--filter "$FILTER")
+SKIP_THREAD="${SANITIZER_SKIP_THREAD-PreviewCommandTests/interactive}"
 
 for sanitizer in ${SANITIZERS-thread address}; do
+  selection=()
+  skip="$SKIP"
+  [ "$sanitizer" = thread ] && [ -n "$SKIP_THREAD" ] && skip="${skip:+$skip|}$SKIP_THREAD"
+  [ -n "$skip" ] && selection+=(--skip "$skip")
+  [ -n "$FILTER" ] && selection+=(--filter "$FILTER")
   start=$(date +%s)
   scratch=".build/sanitize-$sanitizer"
   echo "sanitizers.sh: building with --sanitize=$sanitizer" >&2
   swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
   echo "sanitizers.sh: testing with --sanitize=$sanitizer" >&2
-  swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "${selection[@]}"
+  swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" ${selection[@]+"${selection[@]}"}
   echo "sanitizers.sh: $sanitizer: passed in $(($(date +%s) - start)) s" >&2
 done

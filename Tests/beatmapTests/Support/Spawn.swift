@@ -16,7 +16,7 @@ struct SpawnResult {
     var signal: Int32?
     /// Whether the time limit ran out (the process was then killed).
     var timedOut: Bool
-    /// Peak resident memory in bytes, from `wait4`.
+    /// Peak resident memory in bytes (the child's VmHWM on Linux, `wait4`'s ru_maxrss elsewhere).
     var maxResidentBytes: Int
     /// Wall-clock seconds.
     var seconds: Double
@@ -68,7 +68,11 @@ enum Spawn {
         var status: Int32 = 0
         var usage = rusage()
         var timedOut = false
+        var highWater = 0
         while true {
+            // The child's own peak (VmHWM of the image it exec'd): wait4's ru_maxrss also counts the
+            // parent's memory at spawn time, which the kernel carries over exec.
+            highWater = max(highWater, peakResidentBytes(of: child.pid))
             let reaped = wait4(child.pid, &status, WNOHANG, &usage)
             if reaped == child.pid { break }
             if reaped < 0 && errno != EINTR { break }
@@ -83,7 +87,7 @@ enum Spawn {
         #if canImport(Darwin)
             let maxResident = Int(usage.ru_maxrss)  // bytes on Darwin
         #else
-            let maxResident = Int(usage.ru_maxrss) * 1024  // KiB on Linux
+            let maxResident = highWater > 0 ? highWater : Int(usage.ru_maxrss) * 1024  // KiB on Linux
         #endif
         let stdout = (try? String(contentsOf: child.stdout, encoding: .utf8)) ?? ""
         let stderr = (try? String(contentsOf: child.stderr, encoding: .utf8)) ?? ""
@@ -92,6 +96,16 @@ enum Spawn {
         return SpawnResult(
             status: signalled ? nil : (status >> 8) & 0xFF, signal: signalled ? status & 0x7F : nil, timedOut: timedOut,
             maxResidentBytes: maxResident, seconds: seconds, stdout: stdout, stderr: stderr)
+    }
+
+    /// The peak resident memory of a live process (Linux `/proc/PID/status` VmHWM), or 0.
+    static func peakResidentBytes(of pid: pid_t) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            return digits * 1024
+        }
+        return 0
     }
 
     /// Runs `beatmap arguments…` to the end or for at most `timeout` seconds.
