@@ -17,7 +17,10 @@ final class DecodingPipeline: @unchecked Sendable {
     private let reader: AudioFileReader
     private let blockFrames: Int
     private let buffers: [UnsafeMutablePointer<Float>]
-    private var counts: [Int]
+    /// One frame count per slot, in raw memory like the buffers: a Swift array here would make every
+    /// element access an access to the whole array, so the two threads' accesses to different slots
+    /// would race (ThreadSanitizer reports it).
+    private let counts: UnsafeMutablePointer<Int>
     private var failure: AudioDecodeError?
     // Created at 0 and signalled up: libdispatch traps when a semaphore is freed below its initial value.
     private let free = DispatchSemaphore(value: 0)
@@ -31,7 +34,8 @@ final class DecodingPipeline: @unchecked Sendable {
         self.reader = reader
         self.blockFrames = blockFrames
         buffers = (0..<Self.slots).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: blockFrames) }
-        counts = [Int](repeating: 0, count: Self.slots)
+        counts = UnsafeMutablePointer<Int>.allocate(capacity: Self.slots)
+        counts.initialize(repeating: 0, count: Self.slots)
         for _ in 0..<Self.slots { free.signal() }
         let thread = Thread { [self] in decode() }
         thread.stackSize = 1 << 20
@@ -41,6 +45,7 @@ final class DecodingPipeline: @unchecked Sendable {
     deinit {
         // The decoding thread holds `self` until it has finished, so it is done here.
         for buffer in buffers { buffer.deallocate() }
+        counts.deallocate()
     }
 
     private func decode() {
