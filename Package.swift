@@ -67,7 +67,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BeatPreviewTests",
-            dependencies: ["BeatPreview", "BeatAnalysis", "BeatMapKit"]
+            dependencies: ["BeatPreview", "BeatAnalysis", "BeatMapKit", "TestSynth"]
         ),
         .testTarget(
             name: "beatmapTests",

@@ -7,4 +7,7 @@ bash tools/setup.sh
 swift build --build-tests
 swift test
 echo "== beatmap validate BeatMaps (the shipped maps must pass)"
-"$(swift build --show-bin-path)/beatmap" validate --strict BeatMaps
+BIN="$(swift build --show-bin-path)/beatmap"
+"$BIN" validate --strict BeatMaps
+echo "== beatmap format --check BeatMaps (the shipped maps are in canonical form)"
+"$BIN" format --check BeatMaps

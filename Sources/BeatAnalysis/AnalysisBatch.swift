@@ -16,8 +16,10 @@ public enum AnalysisBatchError: Error, LocalizedError, Sendable, Equatable {
         switch self {
         case .noSuchPath(let path): return "\(path): no such file or directory"
         case .noAudio(let path):
-            return "\(path): no audio files found (looked for \(AudioFileFinder.extensions.sorted().joined(separator: ", ")))"
-        case .outputNeedsOneFile(let count): return "-o names one map file, but \(count) audio files were given; use --out-dir"
+            return
+                "\(path): no audio files found (looked for \(AudioFileFinder.extensions.sorted().joined(separator: ", ")))"
+        case .outputNeedsOneFile(let count):
+            return "-o names one map file, but \(count) audio files were given; use --out-dir"
         }
     }
 }
@@ -34,33 +36,21 @@ public enum AudioFileFinder {
         var files: [URL] = []
         for path in paths {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .noSuchPath(path) }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw .noSuchPath(path)
+            }
             if !isDirectory.boolValue {
                 files.append(URL(fileURLWithPath: path))
                 continue
             }
-            var found: [String] = []
-            collect(URL(fileURLWithPath: path, isDirectory: true), relative: "", into: &found, depth: 0)
-            guard !found.isEmpty else { throw .noAudio(path) }
             let root = URL(fileURLWithPath: path, isDirectory: true)
-            files += found.sorted().map { root.appendingPathComponent($0) }
+            let found = FileTree.relativePaths(under: root) {
+                extensions.contains(($0 as NSString).pathExtension.lowercased())
+            }
+            guard !found.isEmpty else { throw .noAudio(path) }
+            files += found.map { root.appendingPathComponent($0) }
         }
         return files
-    }
-
-    private static func collect(_ folder: URL, relative: String, into found: inout [String], depth: Int) {
-        guard depth < 64, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        for name in entries where !name.hasPrefix(".") {
-            let url = folder.appendingPathComponent(name)
-            let path = relative.isEmpty ? name : relative + "/" + name
-            guard let values = try? url.resourceValues(forKeys: [.isDirectoryKey, .isSymbolicLinkKey]) else { continue }
-            if values.isDirectory == true {
-                // Links to folders are not followed, so a link cycle cannot loop.
-                if values.isSymbolicLink != true { collect(url, relative: path, into: &found, depth: depth + 1) }
-            } else if extensions.contains(url.pathExtension.lowercased()) {
-                found.append(path)
-            }
-        }
     }
 }
 
@@ -120,7 +110,9 @@ public struct AnalysisBatch: Sendable {
 
     /// Runs `jobs`, reporting progress, and returns the outcomes in the jobs' order. A failing file
     /// never stops the others.
-    public func run(_ jobs: [AnalysisJob], progress: (@Sendable (AnalysisProgress) -> Void)? = nil) async -> [AnalysisOutcome] {
+    public func run(_ jobs: [AnalysisJob], progress: (@Sendable (AnalysisProgress) -> Void)? = nil) async
+        -> [AnalysisOutcome]
+    {
         // Two inputs with the same output name: the later ones fail instead of overwriting the first.
         var firstByMap: [String: Int] = [:]
         var duplicates: [Int: String] = [:]
@@ -146,7 +138,8 @@ public struct AnalysisBatch: Sendable {
                     if let duplicate {
                         outcome = .failed(duplicate)
                     } else {
-                        outcome = self.process(job) { fraction in progress?(.advanced(index: index, fraction: fraction)) }
+                        outcome = self.process(job) { fraction in progress?(.advanced(index: index, fraction: fraction))
+                        }
                     }
                     if case .written = outcome {
                         progress?(.finished(index: index, succeeded: true))

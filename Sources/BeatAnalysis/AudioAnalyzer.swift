@@ -101,6 +101,13 @@ public struct AudioAnalysis: Sendable {
     public var peak: Float
     /// The onset detection method.
     public var onsetMethod: String
+    /// Mean square of the mono signal in each hop (hop `i` spans `i × hopDuration` onwards): where
+    /// the audio is sounding.
+    public var levels: [Float]
+    /// Seconds subtracted from the onset envelope's raw times (the measured detection delay).
+    public var envelopeDelay: Double
+    /// Seconds subtracted from aubio's raw beat times.
+    public var trackerDelay: Double
 
     /// Duration in seconds (frames decoded / sample rate).
     public var duration: Double { Double(frames) / Double(sampleRate) }
@@ -157,11 +164,20 @@ public struct AudioAnalyzer: Sendable {
         let path = url.path
         let frame = AnalysisFrame(sampleRate: reader.sampleRate)
         let hop = frame.hopSize
-        let onset: AubioOnsetDetector
+        // specflux (the default) runs through the phase-free chain of aubio's parts; other methods
+        // through aubio_onset_t.
+        var specflux: AubioSpecfluxDetector?
+        var onset: AubioOnsetDetector?
         var tracker: AubioTempoTracker?
         do {
-            onset = try AubioOnsetDetector(
-                method: settings.onsetMethod, bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
+            if settings.onsetMethod == "specflux" {
+                specflux = try AubioSpecfluxDetector(
+                    bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
+            } else {
+                onset = try AubioOnsetDetector(
+                    method: settings.onsetMethod, bufferSize: frame.bufferSize, hopSize: hop,
+                    sampleRate: frame.sampleRate)
+            }
             if settings.runTracker {
                 tracker = try AubioTempoTracker(
                     bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
@@ -171,27 +187,32 @@ public struct AudioAnalyzer: Sendable {
         let estimatedHops = reader.declaredFrames > 0 ? Int(min(reader.declaredFrames / Int64(hop) + 2, 1 << 22)) : 4096
         var values: [Float] = []
         values.reserveCapacity(estimatedHops)
+        var levels: [Float] = []
+        levels.reserveCapacity(estimatedHops)
         var rawBeats: [Double] = []
         var peak: Float = 0
         let blockFrames = hop * Self.hopsPerBlock
-        let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
-        defer { block.deallocate() }
         let pending = UnsafeMutablePointer<Float>.allocate(capacity: hop)
         defer { pending.deallocate() }
         var pendingCount = 0
         var blocksRead = 0
+        var framesDecoded: Int64 = 0
         let declared = Double(max(reader.declaredFrames, 1))
 
         func consume(_ hopSamples: UnsafePointer<Float>) {
-            onset.process(hopSamples)
-            values.append(max(0, onset.descriptor))
+            var energy: Float = 0
+            for index in 0..<hop { energy += hopSamples[index] * hopSamples[index] }
+            levels.append(energy / Float(hop))
+            if let specflux {
+                values.append(max(0, specflux.process(hopSamples)))
+            } else if let onset {
+                onset.process(hopSamples)
+                values.append(max(0, onset.descriptor))
+            }
             if let tracker, let beat = tracker.process(hopSamples) { rawBeats.append(beat) }
         }
 
-        while true {
-            let read: Int
-            do { read = try reader.readMono(into: block, frames: blockFrames) } catch { throw .decode(error) }
-            if read == 0 { break }
+        func analyse(_ block: UnsafeMutablePointer<Float>, _ read: Int) {
             for index in 0..<read { peak = max(peak, abs(block[index])) }
             var offset = 0
             if pendingCount > 0 {
@@ -212,18 +233,24 @@ public struct AudioAnalyzer: Sendable {
                 pending.update(from: block + offset, count: read - offset)
                 pendingCount = read - offset
             }
+            framesDecoded += Int64(read)
             blocksRead += 1
             if let progress, blocksRead % 64 == 0 {
-                progress(min(1, Double(reader.framesRead) / declared))
+                progress(min(1, Double(framesDecoded) / declared))
             }
         }
+
+        // Decoding runs a few blocks ahead on a second thread.
+        let pipeline = DecodingPipeline(reader: reader, blockFrames: blockFrames)
+        do { try pipeline.forEachBlock(analyse) } catch { throw .decode(error) }
         if pendingCount > 0 {
             (pending + pendingCount).update(repeating: 0, count: hop - pendingCount)
             consume(pending)
         }
         progress?(1)
 
-        let frames = reader.framesRead
+        let frames = framesDecoded
+        if let reason = reader.truncation() { throw .decode(.readFailed(path: path, reason: reason)) }
         guard frames > 0 else { throw .empty(path: path) }
         let duration = Double(frames) / Double(reader.sampleRate)
         guard duration >= settings.minimumDuration else { throw .tooShort(path: path, duration: duration) }
@@ -239,6 +266,8 @@ public struct AudioAnalyzer: Sendable {
         return AudioAnalysis(
             path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
             envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm, peak: peak,
-            onsetMethod: settings.onsetMethod)
+            onsetMethod: settings.onsetMethod, levels: levels,
+            envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
+            trackerDelay: trackerDelay)
     }
 }

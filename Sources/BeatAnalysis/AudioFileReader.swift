@@ -164,6 +164,33 @@ public final class AudioFileReader {
         }
     }
 
+    /// After reading to the end: why the file looks truncated, or `nil`. A FLAC stream that ends before
+    /// the length its header announces, or a WAV/AIFF/W64/RF64/CAF whose data chunk is shorter than its
+    /// header says (libsndfile then reads what is there and notes "should be" in its log).
+    public func truncation() -> String? {
+        if majorFormat == Int32(SF_FORMAT_FLAC), declaredFrames > 0, declaredFrames < Int64.max / 2,
+            framesRead < declaredFrames
+        {
+            return
+                "the stream ends after \(framesRead) of the \(declaredFrames) frames its header announces (truncated?)"
+        }
+        let chunked = [SF_FORMAT_WAV, SF_FORMAT_AIFF, SF_FORMAT_W64, SF_FORMAT_RF64, SF_FORMAT_CAF, SF_FORMAT_WAVEX]
+        guard chunked.contains(where: { Int32($0) == majorFormat }) else { return nil }
+        var log = [CChar](repeating: 0, count: 8192)
+        let length = log.withUnsafeMutableBufferPointer { buffer in
+            sf_command(handle, Int32(SFC_GET_LOG_INFO), buffer.baseAddress, Int32(buffer.count))
+        }
+        guard length > 0 else { return nil }
+        let text = String(decoding: log.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if (trimmed.hasPrefix("data") || trimmed.hasPrefix("SSND")) && trimmed.contains("(should be") {
+                return "the audio data is shorter than its header says (\(trimmed)); the file is truncated"
+            }
+        }
+        return nil
+    }
+
     /// The version string of the linked libsndfile (e.g. `libsndfile-1.2.0`).
     public static var libraryVersion: String { String(cString: sf_version_string()) }
 }
@@ -171,10 +198,31 @@ public final class AudioFileReader {
 /// Reads the facts of an audio file with libsndfile for the validator's `audio-mismatch` rule: the
 /// duration is measured by decoding every frame, because compressed headers can be wrong.
 public struct SndfileAudioInspector: AudioInspector {
-    /// An inspector.
-    public init() {}
+    /// Whether onsets are detected too (one aubio pass, for `audio-misaligned`).
+    public var computeOnsets: Bool
+
+    /// An inspector; with `computeOnsets` it also finds the audio's onsets.
+    public init(computeOnsets: Bool = false) {
+        self.computeOnsets = computeOnsets
+    }
 
     public func inspect(_ url: URL, computeHash: Bool) throws -> AudioFacts {
+        if computeOnsets {
+            // The analysis pass decodes every frame too, so it measures the duration as well.
+            var settings = AudioAnalysisSettings()
+            settings.minimumDuration = 0
+            settings.silenceDecibels = -.infinity
+            let analysis: AudioAnalysis
+            do {
+                analysis = try AudioAnalyzer(settings: settings).analyze(url)
+            } catch .decode(let error) {
+                throw error
+            }
+            let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
+            return AudioFacts(
+                duration: analysis.duration, sampleRate: analysis.sampleRate, sha256: hash,
+                onsets: analysis.envelope.onsets())
+        }
         let reader = try AudioFileReader(url: url)
         let frames = try reader.countRemainingFrames()
         guard frames > 0 else { throw AudioDecodeError.empty(path: url.path) }

@@ -46,22 +46,28 @@ public struct BeatMapAnalyzer: Sendable {
             throw .invalidSettings(
                 "--bpm must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM))")
         }
+        // The file's SHA-256 is computed on another thread while the audio is decoded and analysed.
+        let hashing = options.computeHash ? BackgroundHash(of: audioURL) : nil
+        defer { hashing?.wait() }
         var settings = AudioAnalysisSettings()
         settings.runTracker = options.grid.mode == .free
         let analysis = try AudioAnalyzer(settings: settings).analyze(audioURL, progress: progress)
         let fit: GridFit
         do {
             fit = try GridFitter(options: options.grid).fit(
-                analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats)
+                analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats,
+                levels: analysis.levels)
         } catch {
             throw .noBeat(path: audioURL.path, reason: error.reason)
         }
         var sha: String?
-        if options.computeHash {
-            do {
-                sha = try SHA256Hasher.hex(ofFileAt: audioURL)
-            } catch {
+        if let hashing {
+            hashing.wait()
+            switch hashing.result {
+            case .success(let hex): sha = hex
+            case .failure(let error):
                 throw .decode(.readFailed(path: audioURL.path, reason: error.localizedDescription))
+            case nil: break
             }
         }
         let audio = AudioReference(
@@ -88,10 +94,8 @@ public struct BeatMapAnalyzer: Sendable {
         object["bufferSize"] = .int(analysis.frame.bufferSize)
         object["analysisSampleRate"] = .int(analysis.frame.sampleRate)
         var delay = JSONObject()
-        delay["onsetEnvelopeSeconds"] = rounded(DetectionDelay.envelopeHops * analysis.frame.hopDuration, 1e6)
-        if analysis.trackerBeats != nil {
-            delay["trackerSeconds"] = rounded(DetectionDelay.trackerHops * analysis.frame.hopDuration, 1e6)
-        }
+        delay["onsetEnvelopeSeconds"] = rounded(analysis.envelopeDelay, 1e6)
+        if analysis.trackerBeats != nil { delay["trackerSeconds"] = rounded(analysis.trackerDelay, 1e6) }
         object["delayCompensation"] = .object(delay)
         if let bpm = fit.segments.first?.bpm, fit.method != "aubio-tempo" { object["bpm"] = rounded(bpm, 1e4) }
         if let forced = options.grid.forcedBPM { object["forcedBPM"] = .double(forced) }
@@ -126,5 +130,30 @@ public enum RelativePath {
         let rest = Array(target[common...])
         let parts = ups + rest
         return parts.isEmpty ? file.lastPathComponent : parts.joined(separator: "/")
+    }
+}
+
+/// A SHA-256 computed on a thread of its own.
+///
+/// `@unchecked Sendable` is safe: `result` is written once by the hashing thread before it signals
+/// `done`, and read only after `wait()` has seen that signal (the semaphore orders the two).
+final class BackgroundHash: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var finished = false
+    private(set) var result: Result<String, any Error>?
+
+    init(of url: URL) {
+        let thread = Thread { [self] in
+            result = Result { try SHA256Hasher.hex(ofFileAt: url) }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Waits until the hash is ready (at once on later calls).
+    func wait() {
+        guard !finished else { return }
+        done.wait()
+        finished = true
     }
 }

@@ -111,7 +111,11 @@ public struct GridFitter: Sendable {
 
     /// Fits a grid to `envelope` for audio of `duration` seconds. `trackerBeats` (aubio's beats) are
     /// used by `free` mode.
-    public func fit(_ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil) throws(GridFitError)
+    /// `levels` (mean square per hop, as ``AudioAnalysis/levels``) lets the beats cover a quiet,
+    /// beatless intro or a ringing ending where the audio is still sounding.
+    public func fit(
+        _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil
+    ) throws(GridFitError)
         -> GridFit
     {
         let novelty = Novelty(envelope: envelope)
@@ -147,7 +151,8 @@ public struct GridFitter: Sendable {
         guard !segments.isEmpty else { throw .noPeriodicity }
         segments = mergeEqualTempi(segments, novelty: novelty, matcher: matcher)
 
-        let fittedSegments = layOut(segments, novelty: novelty, span: span, duration: duration)
+        let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration) }
+        let fittedSegments = layOut(segments, novelty: novelty, span: span, sounding: sounding, duration: duration)
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
         // Noise and steady sounds have onsets everywhere or nowhere: the best grid's points are then
@@ -181,10 +186,25 @@ public struct GridFitter: Sendable {
         return first...last
     }
 
+    /// Where the audio sounds: from the first to the last hop within 30 dB of its loud level (the 95th
+    /// percentile of the hops' mean squares); `nil` when it never does.
+    func soundingSpan(_ levels: [Float], hopDuration: Double) -> ClosedRange<Double>? {
+        guard !levels.isEmpty else { return nil }
+        let sorted = levels.sorted()
+        let loud = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
+        guard loud > 0 else { return nil }
+        let threshold = loud * 0.001
+        guard let first = levels.firstIndex(where: { $0 >= threshold }),
+            let last = levels.lastIndex(where: { $0 >= threshold })
+        else { return nil }
+        return (Double(first) * hopDuration)...(Double(last + 1) * hopDuration)
+    }
+
     // MARK: Tempo changes
 
     /// Splits `span` where the local tempo (over 10-second windows every 2.5 s, folded to within an
-    /// octave of the whole span's tempo) changes by more than 1.5 % for at least three windows.
+    /// octave of the whole span's tempo) changes by more than 1.5 % for at least three windows
+    /// (`segments` mode: 0.75 % for two windows).
     func tempoSpans(novelty: Novelty, span: ClosedRange<Double>) -> [ClosedRange<Double>] {
         let window = 10.0
         let step = 2.5
@@ -207,6 +227,9 @@ public struct GridFitter: Sendable {
             start += step
         }
         guard tempi.count >= 4 else { return [span] }
+        // `segments` reports smaller and shorter changes than `auto`.
+        let threshold = options.mode == .segments ? 0.0075 : 0.015
+        let shortest = options.mode == .segments ? 1 : 2
         // Runs of windows whose tempo stays within 1.5 % of the run's median.
         var runs: [(first: Int, last: Int, bpm: Double)] = []
         var runStart = 0
@@ -216,10 +239,11 @@ public struct GridFitter: Sendable {
         }
         for index in 1...tempi.count {
             let runMedian = median(tempi[runStart..<index])
-            let ends = index == tempi.count || abs(log(tempi[index] / runMedian)) > 0.015
+            let ends = index == tempi.count || abs(log(tempi[index] / runMedian)) > threshold
             // A change must hold: the next two windows must agree with each other too.
             if ends, index < tempi.count, index + 2 < tempi.count,
-                abs(log(tempi[index + 1] / tempi[index])) > 0.015 || abs(log(tempi[index + 2] / tempi[index])) > 0.015
+                abs(log(tempi[index + 1] / tempi[index])) > threshold
+                    || abs(log(tempi[index + 2] / tempi[index])) > threshold
             {
                 continue
             }
@@ -231,13 +255,15 @@ public struct GridFitter: Sendable {
         // Short runs (fewer than 3 windows) are merged into the neighbour with the nearer tempo.
         var merged: [(first: Int, last: Int, bpm: Double)] = []
         for run in runs {
-            if let previous = merged.last, abs(log(run.bpm / previous.bpm)) <= 0.015 || run.last - run.first < 2 {
+            if let previous = merged.last,
+                abs(log(run.bpm / previous.bpm)) <= threshold || run.last - run.first < shortest
+            {
                 merged[merged.count - 1].last = run.last
             } else {
                 merged.append(run)
             }
         }
-        if merged.count > 1, merged[0].last - merged[0].first < 2 {
+        if merged.count > 1, merged[0].last - merged[0].first < shortest {
             merged[1].first = merged[0].first
             merged.removeFirst()
         }
@@ -346,9 +372,10 @@ public struct GridFitter: Sendable {
     /// strong off-beats (the back-beat); a level that is too fast has an empty level below it. So:
     /// double the tempo when the beats' two parities are alike (≥ 0.95) and the off-beats reach 40 % of
     /// the beats, or when the off-beats reach 75 %; halve it when every other beat is nearly empty
-    /// (< 30 % of the others) or when nothing lies between the beats and the parities differ (< 70 %).
-    /// The tempo hint bounds both. A ternary level (⅔, 3⁄2) replaces the beat only when its points
-    /// clearly outscore the beats'.
+    /// (< 30 % of the others) or when nothing lies between the beats (no point at ¼, ⅓, ½, ⅔ or ¾ of a
+    /// beat reaches 10 % of the beats) and the parities differ (< 70 %).
+    /// The tempo hint bounds both. The 3⁄2 level replaces the beat when its points carry 3⁄4 of the
+    /// beats' strength (as for doubling); the ⅔ level only when its points clearly outscore the beats'.
     func chooseLevel(_ start: Grid, novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>) -> Grid {
         var grid = start
         func bpm(_ grid: Grid) -> Double { 60 / grid.period }
@@ -362,7 +389,10 @@ public struct GridFitter: Sendable {
             let double = novelty.levelGrid(grid, tempoFactor: 2, in: span)
             let parity = half.score > 0 ? max(0, 2 * beats - half.score) / half.score : 0
             let offBeats = max(0, 2 * double.score - beats) / beats
-            let halve = parity < 0.3 || (offBeats < 0.1 && parity < 0.7)
+            // The strongest point between the beats (straight or swung eighths, triplets, sixteenths).
+            let between =
+                [0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 0.75].map { novelty.mean(of: grid, at: $0, in: span) }.max() ?? 0
+            let halve = parity < 0.3 || (between / beats < 0.1 && parity < 0.7)
             let doubled = (parity >= 0.95 && offBeats >= 0.4) || offBeats >= 0.75
             var next: Grid?
             if bpm(grid) > highest || (halve && bpm(half.grid) >= lowest) {
@@ -370,7 +400,9 @@ public struct GridFitter: Sendable {
             } else if bpm(grid) < lowest || (doubled && bpm(double.grid) <= highest) {
                 next = double.grid
             }
-            guard let candidate = next, !visited.contains(where: { abs(log($0 / bpm(candidate))) < 0.05 }) else { break }
+            guard let candidate = next, !visited.contains(where: { abs(log($0 / bpm(candidate))) < 0.05 }) else {
+                break
+            }
             grid = refine(candidate, over: span, matcher: matcher, fixedPeriod: false)
             visited.append(bpm(grid))
         }
@@ -378,7 +410,10 @@ public struct GridFitter: Sendable {
         for factor in [1.5, 2.0 / 3.0] {
             let ternary = novelty.levelGrid(grid, tempoFactor: factor, in: span)
             let tempo = bpm(ternary.grid)
-            if ternary.score > 1.15 * beats, tempo >= lowest, tempo <= highest {
+            // Like doubling, the faster ternary level (3⁄2) wins when its points carry 3⁄4 of the beats'
+            // strength; the slower one (⅔) only when it clearly outscores them.
+            let needed = factor > 1 ? 0.75 : 1.15
+            if ternary.score > needed * beats, tempo >= lowest, tempo <= highest {
                 return refine(ternary.grid, over: span, matcher: matcher, fixedPeriod: false)
             }
         }
@@ -477,11 +512,18 @@ public struct GridFitter: Sendable {
     /// The beats of each segment over its span, the first segment reaching back to the start of the
     /// music and the last to its end, with the change between two segments placed where the onsets
     /// fit best.
-    func layOut(_ segments: [SegmentFit], novelty: Novelty, span: ClosedRange<Double>, duration: Double)
-        -> [FittedSegment]
-    {
-        let start = max(0, span.lowerBound - 0.05)
-        let end = min(duration, span.upperBound + 0.05)
+    func layOut(
+        _ segments: [SegmentFit], novelty: Novelty, span: ClosedRange<Double>, sounding: ClosedRange<Double>?,
+        duration: Double
+    ) -> [FittedSegment] {
+        var start = max(0, span.lowerBound - 0.05)
+        var end = min(duration, span.upperBound + 0.05)
+        // A beatless intro that already sounds gets beats from a quarter beat before it starts; a ringing
+        // ending, up to two beats before the sound dies away (a drum's or a pad's own decay adds none).
+        if let sounding, let first = segments.first, let last = segments.last {
+            start = max(0, min(start, sounding.lowerBound - 0.25 * first.grid.period))
+            end = min(duration, max(end, sounding.upperBound - 2 * last.grid.period))
+        }
         // Change times: where segment i+1's grid takes over.
         var cuts: [Double] = []
         for index in 0..<(segments.count - 1) {
@@ -735,6 +777,17 @@ struct Novelty {
             if score > best.score { best = (anchor, score) }
         }
         return best
+    }
+
+    /// The mean value at `grid`'s points shifted by `fraction` of a beat, over `range`.
+    func mean(of grid: GridFitter.Grid, at fraction: Double, in range: ClosedRange<Double>) -> Double {
+        let shifted = GridFitter.Grid(anchor: grid.anchor + fraction * grid.period, period: grid.period)
+        let first = shifted.firstIndex(atOrAfter: range.lowerBound)
+        let last = shifted.lastIndex(atOrBefore: range.upperBound)
+        guard last >= first else { return 0 }
+        var sum = 0.0
+        for k in first...last { sum += value(at: shifted.time(k)) }
+        return sum / Double(last - first + 1)
     }
 
     /// The 10-second stretch of `range` where the grid of `period` stands out most.

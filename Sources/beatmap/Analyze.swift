@@ -29,7 +29,10 @@ struct Analyze: AsyncParsableCommand {
     @Option(name: .customLong("out-dir"), help: "The folder to write maps to (default: BeatMaps).")
     var outDir: String?
 
-    @Option(help: "Grid: auto (one tempo, or segments where the tempo changes), constant, segments, or free (aubio's own beats).")
+    @Option(
+        help:
+            "Grid: auto (one tempo, or segments where the tempo changes), constant, segments, or free (aubio's own beats)."
+    )
     var grid: GridMode = .auto
 
     @Option(help: "Use this tempo instead of estimating one (a constant grid).")
@@ -64,7 +67,8 @@ struct Analyze: AsyncParsableCommand {
             )
         }
         if let bpm, !(bpm.isFinite && bpm >= TempoLimits.minimumBPM && bpm <= TempoLimits.maximumBPM) {
-            throw ValidationError("--bpm must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM))")
+            throw ValidationError(
+                "--bpm must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM))")
         }
         if bpm != nil && grid == .free { throw ValidationError("--bpm cannot be used with --grid free") }
     }
@@ -87,7 +91,8 @@ struct Analyze: AsyncParsableCommand {
         }
         let batch = AnalysisBatch(
             options: options, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, overwrite: force)
-        let bar = !noProgress && isatty(STDERR_FILENO) == 1 ? ProgressBar(files: planned.map(\.audio.lastPathComponent)) : nil
+        let bar =
+            !noProgress && isatty(STDERR_FILENO) == 1 ? ProgressBar(files: planned.map(\.audio.lastPathComponent)) : nil
         let outcomes = await batch.run(planned) { event in bar?.update(event) }
         bar?.finish()
 
@@ -152,7 +157,10 @@ enum AnalysisSummary {
         if fit.method != "aubio-tempo" {
             object["segments"] = .array(
                 fit.segments.map {
-                    .object(JSONObject([("time", .double($0.firstBeat)), ("bpm", .double(($0.bpm * 10_000).rounded() / 10_000))]))
+                    .object(
+                        JSONObject([
+                            ("time", .double($0.firstBeat)), ("bpm", .double(($0.bpm * 10_000).rounded() / 10_000)),
+                        ]))
                 })
         }
         return .object(object)

@@ -10,6 +10,9 @@ struct Beatmap: AsyncParsableCommand {
         commandName: "beatmap",
         abstract: "Generate, validate and audition beat maps for rhythm games.",
         version: BeatMapKitInfo.version,
-        subcommands: [Analyze.self, Validate.self, Rules.self, Info.self, Export.self, Import.self, Plot.self, Render.self, Preview.self, Format.self]
+        subcommands: [
+            Analyze.self, Validate.self, Rules.self, Info.self, Export.self, Import.self, Plot.self, Render.self,
+            Preview.self, Evaluate.self, Format.self,
+        ]
     )
 }

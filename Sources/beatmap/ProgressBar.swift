@@ -57,7 +57,8 @@ final class ProgressBar: @unchecked Sendable {
 
     private func bar(_ fraction: Double, width: Int = 24) -> String {
         let filled = Int((fraction * Double(width)).rounded(.down))
-        return "[" + String(repeating: "#", count: max(0, min(width, filled))) + String(repeating: "-", count: max(0, width - filled)) + "]"
+        return "[" + String(repeating: "#", count: max(0, min(width, filled)))
+            + String(repeating: "-", count: max(0, width - filled)) + "]"
     }
 
     private func draw(_ now: Date) {
@@ -65,7 +66,8 @@ final class ProgressBar: @unchecked Sendable {
         for _ in 0..<drawnLines { text += "\u{1B}[1A\u{1B}[2K" }
         var lines: [String] = []
         for index in running {
-            lines.append("  \(bar(fractions[index])) \(String(format: "%3.0f", fractions[index] * 100))% \(names[index])")
+            lines.append(
+                "  \(bar(fractions[index])) \(String(format: "%3.0f", fractions[index] * 100))% \(names[index])")
         }
         let total = fractions.reduce(0, +) / Double(max(1, names.count))
         let elapsed = now.timeIntervalSince(start)

@@ -128,10 +128,29 @@ struct Validate: AsyncParsableCommand {
 
     @OptionGroup var rules: RuleOptions
 
+    @Flag(
+        name: .customLong("audio"),
+        help: "Detect the audio's onsets and check the beats against them (audio-misaligned).")
+    var alignment = false
+
+    @Option(
+        name: .customLong("misalignment-ms"),
+        help: "Offset between beats and onsets that audio-misaligned reports (default 15).")
+    var misalignmentMs: Double?
+
+    func validate() throws {
+        if alignment && rules.noAudio { throw ValidationError("--audio and --no-audio cannot be used together") }
+        if let misalignmentMs, !(misalignmentMs.isFinite && misalignmentMs >= 0) {
+            throw ValidationError("--misalignment-ms must be a non-negative number")
+        }
+    }
+
     func run() async throws {
         do {
-            let configuration = try rules.configuration()
-            let validator = Validator(configuration: configuration, audioInspector: SndfileAudioInspector())
+            var configuration = try rules.configuration()
+            if let misalignmentMs { configuration.misalignmentTolerance = misalignmentMs / 1000 }
+            let inspector = SndfileAudioInspector(computeOnsets: alignment)
+            let validator = Validator(configuration: configuration, audioInspector: inspector)
             let report = try await validator.validate(paths: paths)
             guard let reporter = Reporters.reporter(named: format.rawValue, strict: strict) else {
                 throw ConfigurationError("unknown format \(format.rawValue)")

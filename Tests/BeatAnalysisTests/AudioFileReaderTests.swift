@@ -3,6 +3,7 @@
 import BeatAnalysis
 import BeatMapKit
 import Foundation
+import TestSynth
 import Testing
 
 @Suite("libsndfile reader and audio inspector")
@@ -27,21 +28,10 @@ struct AudioFileReaderTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         // A 16-bit stereo WAV whose left channel is +0.5 and right channel −0.25 throughout.
         let frames = 1000
-        var data = Data()
-        func le<T: FixedWidthInteger>(_ value: T) {
-            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
-        }
-        data.append(contentsOf: Array("RIFF".utf8)); le(UInt32(36 + frames * 4));
-        data.append(contentsOf: Array("WAVEfmt ".utf8))
-        le(UInt32(16)); le(UInt16(1)); le(UInt16(2)); le(UInt32(8000)); le(UInt32(8000 * 4)); le(UInt16(4));
-        le(UInt16(16))
-        data.append(contentsOf: Array("data".utf8)); le(UInt32(frames * 4))
-        for _ in 0..<frames {
-            le(Int16(16384))
-            le(Int16(-8192))
-        }
         let url = folder.appendingPathComponent("stereo.wav")
-        try data.write(to: url)
+        try WAVWriter.write(to: url, sampleRate: 8000, channels: 2, frames: frames) { _, channel in
+            channel == 0 ? 0.5 : -0.25
+        }
         let reader = try AudioFileReader(url: url)
         #expect(reader.channels == 2)
         #expect(reader.sampleRate == 8000)

@@ -3,8 +3,8 @@
 import BeatAnalysis
 import BeatMapKit
 import Foundation
-import Testing
 import TestSynth
+import Testing
 
 /// Grid fitting and map making on synthesised tracks with exact beat times.
 @Suite("Grid fit and beat-map analyzer")
@@ -127,6 +127,33 @@ struct GridFitTests {
         #expect(abs(first - offset) < 0.005, "first beat at \(first)")
     }
 
+    @Test("a beatless intro that sounds (a pad chord per bar) gets beats from its start")
+    func padIntro() throws {
+        let bpm = 104.0
+        let period = 60 / bpm
+        let padStart = 0.5
+        let drumsStart = padStart + 16 * period
+        var track = SynthTrack(duration: drumsStart + 20, sampleRate: 44_100)
+        for bar in 0..<4 {
+            let start = Int(((padStart + Double(bar) * 4 * period) * 44_100).rounded())
+            let length = Int(4 * period * 44_100)
+            for n in 0..<length {
+                let t = Double(n) / 44_100
+                let envelope = min(1, t / 0.2)
+                let value = (sin(2 * .pi * 220 * t) + sin(2 * .pi * 277 * t)) * 0.1 * envelope
+                track.samples[start + n] += Float(value)
+            }
+        }
+        let drums = TestTracks.drums(bpm: bpm, start: 0, duration: 19.5)
+        let offset = Int((drumsStart * 44_100).rounded())
+        for (index, sample) in drums.track.samples.enumerated() { track.samples[offset + index] += sample }
+        let (result, folder) = try Self.analyse(track)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(abs(result.fit.segments[0].bpm - bpm) < 0.02)
+        let first = try #require(result.fit.beats.first)
+        #expect(abs(first - padStart) < 0.01, "first beat at \(first); the pads start at \(padStart)")
+    }
+
     @Test("every map written validates with default settings (constant, segments, forced, free)")
     func mapsValidate() throws {
         var cases: [(SynthTrack, BeatMapAnalysisOptions)] = []
@@ -139,7 +166,8 @@ struct GridFitTests {
             let (result, folder) = try Self.analyse(track, options: options)
             defer { try? FileManager.default.removeItem(at: folder) }
             let mapURL = folder.appendingPathComponent("BeatMaps/track.beatmap.json")
-            try FileManager.default.createDirectory(at: mapURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: mapURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             try BeatMapCodec.write(result.map, to: mapURL, overwrite: false)
             let report = Validator(audioInspector: SndfileAudioInspector()).validateFile(at: mapURL, path: mapURL.path)
             #expect(report.findings.isEmpty, "\(options.grid.mode): \(report.findings.map(\.message))")
@@ -170,6 +198,7 @@ struct GridFitTests {
         #expect(analysis["tool"]?.stringValue == "beatmap \(BeatMapKitInfo.version)")
         #expect(analysis["aubio"]?.stringValue?.hasPrefix("libaubio") == true)
         #expect(analysis["method"]?.stringValue == "grid-constant")
+        #expect(analysis["analysisSampleRate"]?.doubleValue == 44_100)
         #expect(analysis["hopSize"]?.doubleValue == 512)
         #expect(analysis["delayCompensation"]?.objectValue?["onsetEnvelopeSeconds"]?.doubleValue != nil)
         #expect((analysis["confidence"]?.doubleValue ?? 0) > 0.9)
@@ -224,9 +253,26 @@ struct AnalyzerErrorTests {
         #expect(path.hasSuffix("input.wav"))
     }
 
+    @Test("a WAV cut short of the length its header announces")
+    func truncatedWAV() throws {
+        let error = try Self.analyse { url in
+            try WAVWriter.write(TestTracks.drums(bpm: 120, duration: 10).track, to: url)
+            let bytes = try Data(contentsOf: url)
+            try bytes.prefix(bytes.count / 2).write(to: url)
+        }
+        guard case .decode(.readFailed(let path, let reason)) = error else {
+            Issue.record("expected a read failure, got \(String(describing: error))")
+            return
+        }
+        #expect(path.hasSuffix("input.wav"))
+        #expect(reason.contains("truncated"))
+    }
+
     @Test("too short to hold a beat")
     func tooShort() throws {
-        let error = try Self.analyse { try WAVWriter.write(TestTracks.clicks(bpm: 120, start: 0.1, duration: 1).track, to: $0) }
+        let error = try Self.analyse {
+            try WAVWriter.write(TestTracks.clicks(bpm: 120, start: 0.1, duration: 1).track, to: $0)
+        }
         guard case .tooShort = error else {
             Issue.record("expected .tooShort, got \(String(describing: error))")
             return
@@ -237,7 +283,9 @@ struct AnalyzerErrorTests {
     func noBeat(kind: String) throws {
         var track = SynthTrack(duration: 10, sampleRate: 44_100)
         if kind == "tone" {
-            for index in track.samples.indices { track.samples[index] = 0.3 * Float(sin(2 * Double.pi * 440 * Double(index) / 44_100)) }
+            for index in track.samples.indices {
+                track.samples[index] = 0.3 * Float(sin(2 * Double.pi * 440 * Double(index) / 44_100))
+            }
         } else {
             track.addNoise(gain: 0.2)
         }

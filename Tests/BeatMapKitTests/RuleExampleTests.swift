@@ -43,7 +43,7 @@ struct RuleExampleTests {
         #expect(
             RuleCatalog.ids == [
                 "invalid-json", "schema", "non-finite", "invalid-tempo", "non-monotonic", "duplicate-beat",
-                "out-of-duration", "off-grid", "gap", "hit-window-overlap", "audio-mismatch",
+                "out-of-duration", "off-grid", "gap", "hit-window-overlap", "audio-mismatch", "audio-misaligned",
             ])
         #expect(Set(RuleCatalog.ids).count == RuleCatalog.ids.count)
     }

@@ -2,6 +2,7 @@
 
 import BeatMapKit
 import Foundation
+import TestSynth
 
 /// Fixtures made by the tests: 16-bit WAV files written here (independently of the renderer's own
 /// encoder) and beat maps.
@@ -18,30 +19,7 @@ enum TestAudio {
     static func writeWAV(
         _ url: URL, sampleRate: Int, channels: Int, frames: Int, sample: (Int, Int) -> Double = { _, _ in 0 }
     ) throws {
-        var data = Data()
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        let bytes = frames * channels * 2
-        data.append(contentsOf: Array("RIFF".utf8))
-        u32(UInt32(36 + bytes))
-        data.append(contentsOf: Array("WAVEfmt ".utf8))
-        u32(16)
-        u16(1)
-        u16(UInt16(channels))
-        u32(UInt32(sampleRate))
-        u32(UInt32(sampleRate * channels * 2))
-        u16(UInt16(channels * 2))
-        u16(16)
-        data.append(contentsOf: Array("data".utf8))
-        u32(UInt32(bytes))
-        var pcm = [Int16](repeating: 0, count: frames * channels)
-        for frame in 0..<frames {
-            for channel in 0..<channels {
-                pcm[frame * channels + channel] = Int16(max(-1, min(1, sample(frame, channel))) * 32_767).littleEndian
-            }
-        }
-        pcm.withUnsafeBytes { data.append(contentsOf: $0) }
-        try data.write(to: url)
+        try WAVWriter.write(to: url, sampleRate: sampleRate, channels: channels, frames: frames, sample: sample)
     }
 
     /// Writes a map of `beats` for audio of `duration` seconds.

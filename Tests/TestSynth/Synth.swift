@@ -96,10 +96,11 @@ public struct SynthTrack: Sendable {
 
 /// Writes WAV files (16-bit PCM, the channels interleaved).
 public enum WAVWriter {
-    /// Writes `channels` (each the same length) as a 16-bit PCM WAV file at `url`.
-    public static func write(channels: [[Float]], sampleRate: Int, to url: URL) throws {
-        let frames = channels.first?.count ?? 0
-        let channelCount = max(1, channels.count)
+    /// Writes a 16-bit PCM WAV file of `frames` frames whose sample at (frame, channel) is
+    /// `sample(frame, channel)`, clamped to −1…1. The one WAV writer of every test target.
+    public static func write(
+        to url: URL, sampleRate: Int, channels channelCount: Int, frames: Int, sample: (Int, Int) -> Double
+    ) throws {
         var data = Data()
         func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
         func append16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
@@ -119,11 +120,25 @@ public enum WAVWriter {
         data.reserveCapacity(data.count + Int(dataBytes))
         for frame in 0..<frames {
             for channel in 0..<channelCount {
-                let sample = channels.isEmpty ? 0 : max(-1, min(1, channels[channel][frame]))
-                append16(UInt16(bitPattern: Int16((sample * 32767).rounded())))
+                let value = max(-1, min(1, sample(frame, channel)))
+                append16(UInt16(bitPattern: Int16((value * 32767).rounded())))
             }
         }
         try data.write(to: url)
+    }
+
+    /// Writes `channels` (each the same length) as a 16-bit PCM WAV file at `url`.
+    public static func write(channels: [[Float]], sampleRate: Int, to url: URL) throws {
+        try write(
+            to: url, sampleRate: sampleRate, channels: max(1, channels.count), frames: channels.first?.count ?? 0
+        ) { frame, channel in channels.isEmpty ? 0 : Double(channels[channel][frame]) }
+    }
+
+    /// Writes interleaved `samples` with `channels` channels as a 16-bit PCM WAV file at `url`.
+    public static func write(interleaved samples: [Float], channels: Int, sampleRate: Int, to url: URL) throws {
+        try write(to: url, sampleRate: sampleRate, channels: channels, frames: samples.count / max(1, channels)) {
+            frame, channel in Double(samples[frame * channels + channel])
+        }
     }
 
     /// Writes a mono track.

@@ -2,8 +2,8 @@
 
 import BeatMapKit
 import Foundation
-import Testing
 import TestSynth
+import Testing
 
 @Suite("beatmap analyze")
 struct AnalyzeCommandTests {
@@ -50,9 +50,13 @@ struct AnalyzeCommandTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("Audio/broken.wav"))
         #expect(result.stderr.contains("Audio/empty.ogg"))
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("BeatMaps/song-120.beatmap.json").path))
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("BeatMaps/broken.beatmap.json").path))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("BeatMaps").path)
+        #expect(
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent("BeatMaps/song-120.beatmap.json").path)
+        )
+        #expect(
+            !FileManager.default.fileExists(atPath: folder.appendingPathComponent("BeatMaps/broken.beatmap.json").path))
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: folder.appendingPathComponent("BeatMaps").path)
         #expect(leftovers == ["song-120.beatmap.json"], "no temporary or partial files")
     }
 
@@ -107,7 +111,10 @@ struct AnalyzeCommandTests {
         let failed = try #require(try JSONSerialization.jsonObject(with: Data(failing.stdout.utf8)) as? [String: Any])
         #expect(failed["failed"] as? Int == 1)
         let entries = try #require(failed["files"] as? [[String: Any]])
-        #expect(entries.contains { $0["status"] as? String == "failed" && ($0["error"] as? String)?.contains("bad.flac") == true })
+        #expect(
+            entries.contains {
+                $0["status"] as? String == "failed" && ($0["error"] as? String)?.contains("bad.flac") == true
+            })
     }
 
     @Test("usage errors exit 2: -o with several files, a missing path, bad tempo limits")
@@ -137,5 +144,38 @@ struct AnalyzeCommandTests {
         #expect(map.analysis?.objectValue?["method"]?.stringValue == "aubio-tempo")
         let validation = try CLI.run(["validate", "BeatMaps"], in: folder)
         #expect(validation.status == 0, "\(validation.stdout)")
+    }
+}
+
+@Suite("beatmap analyze on the shipped demo tracks")
+struct DemoTrackTests {
+    @Test("the demo audio's maps validate strictly and every ground-truth beat is matched within 10 ms")
+    func demoTracks() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let audio = CLI.packageRoot.appendingPathComponent("Audio")
+        let result = try CLI.run(["analyze", "--out-dir", folder.path, audio.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let validation = try CLI.run(["validate", "--strict", "--audio", folder.path])
+        #expect(validation.status == 0, "\(validation.stdout)")
+        let truthFolder = CLI.packageRoot.appendingPathComponent("BeatMaps")
+        let names = try FileManager.default.contentsOfDirectory(atPath: truthFolder.path).filter {
+            $0.hasSuffix(BeatMap.fileExtension)
+        }
+        #expect(!names.isEmpty)
+        for name in names {
+            let truth = try BeatMapCodec.read(from: truthFolder.appendingPathComponent(name))
+            let ours = try BeatMapCodec.read(from: folder.appendingPathComponent(name))
+            #expect(ours.tempo?.count == truth.tempo?.count, "\(name)")
+            for (a, b) in zip(ours.tempo ?? [], truth.tempo ?? []) {
+                #expect(abs(a.bpm - b.bpm) < 0.02, "\(name): \(a.bpm) vs \(b.bpm)")
+            }
+            var missed: [Double] = []
+            for beat in truth.beats where !ours.beats.contains(where: { abs($0 - beat) <= 0.010 }) {
+                missed.append(beat)
+            }
+            #expect(missed.isEmpty, "\(name): ground-truth beats with no beat within 10 ms: \(missed)")
+            #expect(ours.beats.count == truth.beats.count, "\(name)")
+        }
     }
 }

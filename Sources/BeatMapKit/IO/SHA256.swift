@@ -27,18 +27,29 @@ public struct SHA256Hasher: Sendable {
 
     /// Adds `bytes` to the message.
     public mutating func update(_ bytes: some Collection<UInt8>) {
-        length &+= UInt64(bytes.count)
-        pending.append(contentsOf: bytes)
-        let whole = pending.count / 64 * 64
-        guard whole > 0 else { return }
-        pending.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while offset < whole {
-                compress(UnsafeBufferPointer(rebasing: buffer[offset..<offset + 64]))
-                offset += 64
+        let done: Void? = bytes.withContiguousStorageIfAvailable { update(buffer: $0) }
+        if done == nil { Array(bytes).withUnsafeBufferPointer { update(buffer: $0) } }
+    }
+
+    /// Compresses whole blocks straight from `buffer`; only a partial block is copied aside.
+    private mutating func update(buffer: UnsafeBufferPointer<UInt8>) {
+        length &+= UInt64(buffer.count)
+        var offset = 0
+        if !pending.isEmpty {
+            let take = min(64 - pending.count, buffer.count)
+            pending.append(contentsOf: buffer[0..<take])
+            offset = take
+            if pending.count == 64 {
+                let block = pending
+                block.withUnsafeBufferPointer { compress($0) }
+                pending.removeAll(keepingCapacity: true)
             }
         }
-        pending.removeFirst(whole)
+        while buffer.count - offset >= 64 {
+            compress(UnsafeBufferPointer(rebasing: buffer[offset..<offset + 64]))
+            offset += 64
+        }
+        pending.append(contentsOf: buffer[offset...])
     }
 
     /// The digest as 64 lowercase hex digits. The hasher is consumed.
@@ -75,7 +86,14 @@ public struct SHA256Hasher: Sendable {
     }
 
     private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
+        // The message schedule lives on the stack: no allocation per 64-byte block.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            compress(block, schedule: w)
+        }
+    }
+
+    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>, schedule w: UnsafeMutableBufferPointer<UInt32>)
+    {
         for t in 0..<16 {
             w[t] =
                 UInt32(block[t * 4]) << 24 | UInt32(block[t * 4 + 1]) << 16 | UInt32(block[t * 4 + 2]) << 8
@@ -88,21 +106,24 @@ public struct SHA256Hasher: Sendable {
         }
         var a = state[0], b = state[1], c = state[2], d = state[3]
         var e = state[4], f = state[5], g = state[6], h = state[7]
-        for t in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.k[t] &+ w[t]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ majority
-            h = g
-            g = f
-            f = e
-            e = d &+ t1
-            d = c
-            c = b
-            b = a
-            a = t1 &+ t2
+        // The round constants through a pointer: no global-access or bounds checks in the hot loop.
+        Self.k.withUnsafeBufferPointer { k in
+            for t in 0..<64 {
+                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                let choice = (e & f) ^ (~e & g)
+                let t1 = h &+ s1 &+ choice &+ k[t] &+ w[t]
+                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                let t2 = s0 &+ majority
+                h = g
+                g = f
+                f = e
+                e = d &+ t1
+                d = c
+                c = b
+                b = a
+                a = t1 &+ t2
+            }
         }
         state[0] &+= a
         state[1] &+= b
@@ -114,5 +135,5 @@ public struct SHA256Hasher: Sendable {
         state[7] &+= h
     }
 
-    @inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+    @inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &>> n) | (x &<< (32 &- n)) }
 }

@@ -21,6 +21,9 @@ public struct ValidationConfiguration: Sendable, Equatable {
     public var maximumGapBeats: Double = 1.5
     /// How far the audio's real duration may differ from `audio.duration` (seconds). Default 10 ms.
     public var audioDurationTolerance: TimeInterval = 0.010
+    /// How far the beats may sit from the audio's onsets before `audio-misaligned` reports them
+    /// (seconds). Default 15 ms.
+    public var misalignmentTolerance: TimeInterval = 0.015
     /// Whether audio files are opened for `audio-mismatch`.
     public var checkAudio = true
 
@@ -77,7 +80,8 @@ extension ValidationConfiguration {
     ///
     /// The file is a JSON object; every member is optional:
     /// `{"rules": {"gap": "error", "hit-window-overlap": "off"}, "toleranceMs": 5, "subdivisions": [1, 2],
-    ///   "hitWindowMs": 150, "maxGapBeats": 1.5, "durationToleranceMs": 10, "checkAudio": true}`.
+    ///   "hitWindowMs": 150, "maxGapBeats": 1.5, "durationToleranceMs": 10, "misalignmentMs": 15,
+    ///   "checkAudio": true}`.
     /// Unknown members are refused so that a misspelt setting is not silently ignored.
     public mutating func apply(configurationFileAt url: URL) throws(ConfigurationError) {
         let path = url.path
@@ -123,6 +127,7 @@ extension ValidationConfiguration {
             case "hitWindowMs": hitWindow = try number() / 1000
             case "maxGapBeats": maximumGapBeats = try number()
             case "durationToleranceMs": audioDurationTolerance = try number() / 1000
+            case "misalignmentMs": misalignmentTolerance = try number() / 1000
             case "checkAudio":
                 guard case .bool(let flag) = value else {
                     throw ConfigurationError("\(origin): \"checkAudio\" must be true or false")
@@ -138,7 +143,7 @@ extension ValidationConfiguration {
                 subdivisions = values.map { Int($0) }
             default:
                 throw ConfigurationError(
-                    "\(origin): unknown setting \"\(member.key)\" (known: rules, toleranceMs, subdivisions, hitWindowMs, maxGapBeats, durationToleranceMs, checkAudio)"
+                    "\(origin): unknown setting \"\(member.key)\" (known: rules, toleranceMs, subdivisions, hitWindowMs, maxGapBeats, durationToleranceMs, misalignmentMs, checkAudio)"
                 )
             }
         }

@@ -110,12 +110,15 @@ public struct AudioFacts: Sendable, Equatable {
     public var sampleRate: Int
     /// SHA-256 of the file's bytes, when it was computed.
     public var sha256: String?
+    /// Onset times in seconds, when they were computed (for `audio-misaligned`).
+    public var onsets: [Double]?
 
     /// Facts about an audio file.
-    public init(duration: TimeInterval, sampleRate: Int, sha256: String? = nil) {
+    public init(duration: TimeInterval, sampleRate: Int, sha256: String? = nil, onsets: [Double]? = nil) {
         self.duration = duration
         self.sampleRate = sampleRate
         self.sha256 = sha256
+        self.onsets = onsets
     }
 }
 

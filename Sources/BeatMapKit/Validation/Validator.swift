@@ -8,6 +8,7 @@ public enum RuleCatalog {
     public static let contentRules: [any ValidationRule.Type] = [
         NonFiniteRule.self, InvalidTempoRule.self, NonMonotonicRule.self, DuplicateBeatRule.self,
         OutOfDurationRule.self, OffGridRule.self, GapRule.self, HitWindowOverlapRule.self, AudioMismatchRule.self,
+        AudioMisalignedRule.self,
     ]
 
     /// All rule descriptions: the reader's two (`invalid-json`, `schema`) and the content rules.
@@ -90,7 +91,10 @@ public struct Validator: Sendable {
     }
 
     private func inspectAudio(of map: BeatMap, mapURL: URL?) -> AudioCheck {
-        guard configuration.checkAudio, configuration.severity(for: AudioMismatchRule.description) != nil else {
+        guard configuration.checkAudio,
+            configuration.severity(for: AudioMismatchRule.description) != nil
+                || configuration.severity(for: AudioMisalignedRule.description) != nil
+        else {
             return .skipped("")
         }
         guard let inspector = audioInspector else { return .skipped("") }
@@ -180,31 +184,13 @@ public enum MapFileFinder {
                 continue
             }
             let root = URL(fileURLWithPath: path, isDirectory: true)
-            var found: [String] = []
-            collect(root, relative: "", into: &found, depth: 0)
+            let found = FileTree.relativePaths(under: root) { $0.hasSuffix(BeatMap.fileExtension) }
             guard !found.isEmpty else { throw .noMaps(path) }
             let prefix = path.hasSuffix("/") ? path : path + "/"
-            for relative in found.sorted() {
+            for relative in found {
                 files.append(File(url: root.appendingPathComponent(relative), path: prefix + relative))
             }
         }
         return files
-    }
-
-    private static func collect(_ folder: URL, relative: String, into found: inout [String], depth: Int) {
-        guard depth < 64, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
-            return
-        }
-        for name in entries where !name.hasPrefix(".") {
-            let url = folder.appendingPathComponent(name)
-            let path = relative.isEmpty ? name : relative + "/" + name
-            guard let values = try? url.resourceValues(forKeys: [.isDirectoryKey, .isSymbolicLinkKey]) else { continue }
-            if values.isDirectory == true {
-                // Symbolic links to folders are not followed, so a link cycle cannot loop.
-                if values.isSymbolicLink != true { collect(url, relative: path, into: &found, depth: depth + 1) }
-            } else if name.hasSuffix(BeatMap.fileExtension) {
-                found.append(path)
-            }
-        }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
+import TestSynth
 
 /// Audio and map fixtures made by the CLI tests.
 enum AudioFixtures {
@@ -9,29 +10,7 @@ enum AudioFixtures {
         throws
     {
         let frames = Int(seconds * Double(sampleRate))
-        var data = Data()
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8))
-        u32(UInt32(36 + frames * channels * 2))
-        data.append(contentsOf: Array("WAVEfmt ".utf8))
-        u32(16)
-        u16(1)
-        u16(UInt16(channels))
-        u32(UInt32(sampleRate))
-        u32(UInt32(sampleRate * channels * 2))
-        u16(UInt16(channels * 2))
-        u16(16)
-        data.append(contentsOf: Array("data".utf8))
-        u32(UInt32(frames * channels * 2))
-        var pcm = [Int16](repeating: 0, count: frames * channels)
-        for frame in 0..<frames {
-            for channel in 0..<channels {
-                pcm[frame * channels + channel] = Int16(max(-1, min(1, sample(frame, channel))) * 32_767).littleEndian
-            }
-        }
-        pcm.withUnsafeBytes { data.append(contentsOf: $0) }
-        try data.write(to: url)
+        try WAVWriter.write(to: url, sampleRate: sampleRate, channels: channels, frames: frames, sample: sample)
     }
 
     /// A quiet two-tone track of `seconds` and a 120 BPM map in 4/4 for it, written as `song.wav` and

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// `audio-misaligned`: the map's beats sit consistently early or late against the onsets of its audio
+/// (a track re-exported with encoder padding, or an intro shifted after the map was made). The offset
+/// is the median, over the beats that have an onset near them, of `onset − beat`, after aligning the
+/// two at the shift (±100 ms) where most beats meet an onset. Runs only when the audio's onsets are
+/// known (`beatmap validate --audio`).
+public struct AudioMisalignedRule: ValidationRule {
+    /// The largest offset searched for, in seconds.
+    public static let searchRange = 0.100
+    /// How near an onset must be to the shifted beat to count, in seconds.
+    public static let matchWindow = 0.010
+    /// Fewest matched beats (and at least a quarter of the beats) for an offset to be reported.
+    public static let minimumMatches = 8
+
+    /// A `beats` array text of `count` beats `interval` apart from `start`.
+    static func beats(from start: Double, count: Int, interval: Double) -> String {
+        var items: [String] = []
+        for index in 0..<count { items.append(NumberFormatting.decimal(start + Double(index) * interval)) }
+        return "[" + items.joined(separator: ", ") + "]"
+    }
+
+    /// Onsets on every beat and every half beat, `shift` seconds after the beats.
+    static func onsets(from start: Double, count: Int, interval: Double, shift: Double) -> [Double] {
+        var result: [Double] = []
+        for index in 0..<count {
+            let beat = start + Double(index) * interval + shift
+            result.append(beat)
+            result.append(beat + interval / 2 + 0.003)
+        }
+        return result
+    }
+
+    public static let description = RuleDescription(
+        id: "audio-misaligned", defaultSeverity: .warning,
+        summary: "The beats sit consistently early or late (> 15 ms) against the audio's onsets (with --audio).",
+        triggeringExamples: [
+            .map(
+                beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
+                audio: AudioFacts(
+                    duration: 9, sampleRate: 44100, onsets: onsets(from: 0.5, count: 16, interval: 0.5, shift: 0.032))),
+            .map(
+                beats: beats(from: 1.0, count: 20, interval: 0.4), duration: "9.5",
+                audio: AudioFacts(
+                    duration: 9.5, sampleRate: 44100, onsets: onsets(from: 1.0, count: 20, interval: 0.4, shift: -0.047)
+                )),
+        ],
+        nonTriggeringExamples: [
+            .map(
+                beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
+                audio: AudioFacts(
+                    duration: 9, sampleRate: 44100, onsets: onsets(from: 0.5, count: 16, interval: 0.5, shift: 0.006))),
+            .map(
+                beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
+                audio: AudioFacts(duration: 9, sampleRate: 44100)),
+            .map(
+                beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
+                audio: AudioFacts(duration: 9, sampleRate: 44100, onsets: [0.9, 3.3, 7.1])),
+        ])
+
+    public init() {}
+
+    /// The signed offset `onset − beat` (positive: the audio is later than the beats) and how many
+    /// beats it rests on, or `nil` when too few beats meet an onset.
+    public static func offset(beats: [Double], onsets: [Double]) -> (seconds: Double, matched: Int)? {
+        let sorted = onsets.filter(\.isFinite).sorted()
+        let finite = beats.filter(\.isFinite)
+        guard !sorted.isEmpty, !finite.isEmpty else { return nil }
+        func nearest(_ t: Double) -> Double {
+            var low = 0
+            var high = sorted.count
+            while low < high {
+                let mid = (low + high) / 2
+                if sorted[mid] < t { low = mid + 1 } else { high = mid }
+            }
+            var best = Double.infinity
+            for index in [low - 1, low] where index >= 0 && index < sorted.count {
+                if abs(sorted[index] - t) < abs(best) { best = sorted[index] - t }
+            }
+            return best
+        }
+        // The shift (in 1 ms steps) at which most beats meet an onset; ties go to the smallest shift.
+        var bestShift = 0.0
+        var bestCount = -1
+        let steps = Int((searchRange * 1000).rounded())
+        for step in 0...(2 * steps) {
+            let shift = Double(step - steps) / 1000
+            var count = 0
+            for beat in finite where abs(nearest(beat + shift)) <= matchWindow { count += 1 }
+            if count > bestCount || (count == bestCount && abs(shift) < abs(bestShift)) {
+                bestCount = count
+                bestShift = shift
+            }
+        }
+        var offsets: [Double] = []
+        for beat in finite {
+            let distance = nearest(beat + bestShift)
+            if abs(distance) <= 2 * matchWindow { offsets.append(bestShift + distance) }
+        }
+        guard offsets.count >= max(minimumMatches, finite.count / 4) else { return nil }
+        offsets.sort()
+        let middle = offsets.count / 2
+        let median = offsets.count % 2 == 1 ? offsets[middle] : (offsets[middle - 1] + offsets[middle]) / 2
+        return (median, offsets.count)
+    }
+
+    public func check(_ context: ValidationContext) -> [Violation] {
+        guard case .facts(let facts) = context.audio, let onsets = facts.onsets,
+            let (offset, matched) = Self.offset(beats: context.map.beats, onsets: onsets),
+            abs(offset) > context.configuration.misalignmentTolerance + 1e-9
+        else { return [] }
+        let direction = offset > 0 ? "early" : "late"
+        return [
+            Violation(
+                "beats are \(Describe.milliseconds(abs(offset))) \(direction) against the audio's onsets (median over \(matched) of \(context.map.beats.count) beats); nudge every beat by \(Describe.milliseconds(offset, signed: true))",
+                at: context.source.location(ofMember: "beats"))
+        ]
+    }
+}
