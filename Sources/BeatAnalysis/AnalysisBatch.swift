@@ -126,41 +126,24 @@ public struct AnalysisBatch: Sendable {
             }
         }
         let width = self.jobs
-        return await withTaskGroup(of: (Int, AnalysisOutcome).self) { group in
-            var results = [AnalysisOutcome?](repeating: nil, count: jobs.count)
-            var next = 0
-            func start(_ index: Int) {
-                let job = jobs[index]
-                let duplicate = duplicates[index]
-                group.addTask {
-                    progress?(.started(index: index))
-                    let outcome: AnalysisOutcome
-                    if let duplicate {
-                        outcome = .failed(duplicate)
-                    } else {
-                        outcome = self.process(job) { fraction in progress?(.advanced(index: index, fraction: fraction))
-                        }
-                    }
-                    if case .written = outcome {
-                        progress?(.finished(index: index, succeeded: true))
-                    } else {
-                        progress?(.finished(index: index, succeeded: false))
-                    }
-                    return (index, outcome)
+        let frozenDuplicates = duplicates
+        return await Concurrently.map(count: jobs.count, width: width) { index in
+            let job = jobs[index]
+            let duplicate = frozenDuplicates[index]
+            progress?(.started(index: index))
+            let outcome: AnalysisOutcome
+            if let duplicate {
+                outcome = .failed(duplicate)
+            } else {
+                outcome = self.process(job) { fraction in progress?(.advanced(index: index, fraction: fraction))
                 }
             }
-            while next < min(width, jobs.count) {
-                start(next)
-                next += 1
+            if case .written = outcome {
+                progress?(.finished(index: index, succeeded: true))
+            } else {
+                progress?(.finished(index: index, succeeded: false))
             }
-            for await (index, outcome) in group {
-                results[index] = outcome
-                if next < jobs.count {
-                    start(next)
-                    next += 1
-                }
-            }
-            return results.map { $0 ?? .failed("internal error: no result") }
+            return outcome
         }
     }
 

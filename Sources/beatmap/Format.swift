@@ -53,7 +53,8 @@ struct Format: ParsableCommand {
         }
         if !check && !inPlace && files.count != 1 {
             Console.error(
-                "\(files.count) maps given; printing or --output takes one map (use --check or --in-place --force for several)")
+                "\(files.count) maps given; printing or --output takes one map (use --check or --in-place --force for several)"
+            )
             throw Exit.couldNotRun
         }
         var failed = false
@@ -66,7 +67,8 @@ struct Format: ParsableCommand {
                 } else if inPlace {
                     if try BeatMapFormatter.rewriteInPlace(formatted) { Console.out("formatted \(file.path)\n") }
                 } else if let output {
-                    try BeatMapFormatter.write(formatted, to: URL(fileURLWithPath: output), shownAs: output, overwrite: force)
+                    try BeatMapFormatter.write(
+                        formatted, to: URL(fileURLWithPath: output), shownAs: output, overwrite: force)
                 } else {
                     Console.out(formatted.canonical)
                 }

@@ -79,7 +79,8 @@ struct HostileAudioTests {
         }
         switch testCase.outcome {
         case .refused:
-            Issue.record("\(testCase.name) opened: \(reader.sampleRate) Hz, \(reader.channels) channels, \(frames) frames")
+            Issue.record(
+                "\(testCase.name) opened: \(reader.sampleRate) Hz, \(reader.channels) channels, \(frames) frames")
         case .empty:
             #expect(frames == 0)
             #expect(throws: AudioDecodeError.empty(path: url.path)) {
@@ -132,7 +133,9 @@ struct HostileAudioTests {
     func damagedMP3() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        for (name, bytes) in [("empty.mp3", [UInt8]()), ("header.mp3", Array(try HostileAudio.seed("tone.mp3").prefix(12)))] {
+        for (name, bytes) in [
+            ("empty.mp3", [UInt8]()), ("header.mp3", Array(try HostileAudio.seed("tone.mp3").prefix(12))),
+        ] {
             let url = folder.appendingPathComponent(name)
             try Data(bytes).write(to: url)
             #expect(

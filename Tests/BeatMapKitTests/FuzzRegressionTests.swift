@@ -31,7 +31,8 @@ struct FuzzRegressionTests {
             let audio = selector & 8 != 0 ? AudioFacts(duration: 8, sampleRate: 44_100) : nil
             let file = Validator(configuration: configuration).validate(bytes: bytes, path: name, audio: audio)
             for finding in file.findings {
-                #expect((1...lines).contains(finding.location.line) && finding.location.column >= 1, "\(name): \(finding)")
+                #expect(
+                    (1...lines).contains(finding.location.line) && finding.location.column >= 1, "\(name): \(finding)")
             }
             let report = ValidationReport(files: [file])
             for type in Reporters.all {
@@ -44,7 +45,9 @@ struct FuzzRegressionTests {
                 }
             }
         }
-        if case .map = BeatMapCodec.decode(bytes), let canonical = try? BeatMapFormatter.canonicalText(of: bytes, path: name) {
+        if case .map = BeatMapCodec.decode(bytes),
+            let canonical = try? BeatMapFormatter.canonicalText(of: bytes, path: name)
+        {
             let again = try BeatMapFormatter.canonicalText(of: Array(canonical.utf8), path: name)
             #expect(again == canonical, "\(name): canonical text is not a fixed point")
         }
@@ -69,9 +72,12 @@ struct FuzzRegressionTests {
             return
         }
         #expect(
-            issues.map(\.message) == [#""audio.duration" must be a finite number of seconds greater than 0 (at least 0.000001)"#])
+            issues.map(\.message) == [
+                #""audio.duration" must be a finite number of seconds greater than 0 (at least 0.000001)"#
+            ])
         let map = BeatMap(audio: AudioReference(duration: 1e-9), beats: [])
-        #expect(throws: BeatMapError.invalidValue(field: "audio.duration", reason: "must be at least 0.000001 seconds")) {
+        #expect(throws: BeatMapError.invalidValue(field: "audio.duration", reason: "must be at least 0.000001 seconds"))
+        {
             try BeatMapCodec.encode(map)
         }
     }

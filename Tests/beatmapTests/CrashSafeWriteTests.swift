@@ -48,12 +48,15 @@ struct CrashSafeWriteTests {
         KillableWriter(
             name: "import --force", target: "out.beatmap.json", targetExists: true,
             arguments: [
-                "import", "{dir}/beats.txt", "--format", "txt", "-o", "{dir}/out.beatmap.json", "--force", "--duration", "40000",
+                "import", "{dir}/beats.txt", "--format", "txt", "-o", "{dir}/out.beatmap.json", "--force", "--duration",
+                "40000",
             ],
             prepare: { try CrashSafeWriteTests.beatList(60_000).write(to: $0.appendingPathComponent("beats.txt")) }),
         KillableWriter(
             name: "import without --force (must refuse)", target: "out.beatmap.json", targetExists: true,
-            arguments: ["import", "{dir}/beats.txt", "--format", "txt", "-o", "{dir}/out.beatmap.json", "--duration", "40000"],
+            arguments: [
+                "import", "{dir}/beats.txt", "--format", "txt", "-o", "{dir}/out.beatmap.json", "--duration", "40000",
+            ],
             replaces: false,
             prepare: { try CrashSafeWriteTests.beatList(60_000).write(to: $0.appendingPathComponent("beats.txt")) }),
         KillableWriter(

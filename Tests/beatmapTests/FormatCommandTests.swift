@@ -83,7 +83,8 @@ struct FormatCommandTests {
         #expect(result.status == 1)
         #expect(result.stdout == "./messy.beatmap.json\n")
         #expect(result.stderr.contains("1 of 2 maps"))
-        #expect(try String(contentsOf: folder.appendingPathComponent("messy.beatmap.json"), encoding: .utf8) == Self.messy)
+        #expect(
+            try String(contentsOf: folder.appendingPathComponent("messy.beatmap.json"), encoding: .utf8) == Self.messy)
     }
 
     @Test("--in-place without --force is refused and the map is untouched")
@@ -108,7 +109,8 @@ struct FormatCommandTests {
         try manager.createSymbolicLink(atPath: link.path, withDestinationPath: "messy.beatmap.json")
         let tidyInode = try manager.attributesOfItem(atPath: tidy.path)[.systemFileNumber] as? Int
 
-        let result = try CLI.run(["format", "--in-place", "--force", "link.beatmap.json", "tidy.beatmap.json"], in: folder)
+        let result = try CLI.run(
+            ["format", "--in-place", "--force", "link.beatmap.json", "tidy.beatmap.json"], in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "formatted link.beatmap.json\n")
         #expect(try String(contentsOf: messy, encoding: .utf8) == Self.expected)
@@ -133,7 +135,8 @@ struct FormatCommandTests {
         #expect(try String(contentsOf: out, encoding: .utf8) == Self.expected)
         let fresh = try CLI.run(["format", "a.beatmap.json", "--output", "new.beatmap.json"], in: folder)
         #expect(fresh.status == 0)
-        #expect(try String(contentsOf: folder.appendingPathComponent("new.beatmap.json"), encoding: .utf8) == Self.expected)
+        #expect(
+            try String(contentsOf: folder.appendingPathComponent("new.beatmap.json"), encoding: .utf8) == Self.expected)
     }
 
     @Test("invalid maps are named with the problem's location and never rewritten")
@@ -148,7 +151,8 @@ struct FormatCommandTests {
         #expect(result.stderr.contains("./nan.beatmap.json:3:17: beats[1] is not a finite number"))
         #expect(result.stderr.contains("./syntax.beatmap.json:1:15: invalid JSON"))
         #expect(try String(contentsOf: folder.appendingPathComponent("nan.beatmap.json"), encoding: .utf8) == broken)
-        #expect(try String(contentsOf: folder.appendingPathComponent("ok.beatmap.json"), encoding: .utf8) == Self.expected)
+        #expect(
+            try String(contentsOf: folder.appendingPathComponent("ok.beatmap.json"), encoding: .utf8) == Self.expected)
     }
 
     @Test("usage errors: several maps to stdout, combined modes, missing paths")

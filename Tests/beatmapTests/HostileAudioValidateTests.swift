@@ -62,7 +62,8 @@ struct HostileAudioValidateTests {
             Case(name: "silence.wav", bytes: wav(data: [UInt8](repeating: 0, count: 16_000)), duration: 1),
             Case(name: "dc.wav", bytes: wav(data: (0..<8_000).flatMap { _ in [0x00, 0x40] }), duration: 1),
             Case(
-                name: "noise.wav", bytes: wav(data: (0..<16_000).map { UInt8(truncatingIfNeeded: $0 &* 7_919 >> 3) }), duration: 1
+                name: "noise.wav", bytes: wav(data: (0..<16_000).map { UInt8(truncatingIfNeeded: $0 &* 7_919 >> 3) }),
+                duration: 1
             ),
             Case(name: "nan-inf.wav", bytes: wav(format: 3, bits: 32, data: floatBytes), duration: 0.001),
             Case(name: "truncated-header.ogg", bytes: Array(ogg.prefix(20)), duration: nil),
@@ -80,7 +81,9 @@ struct HostileAudioValidateTests {
         #expect(!Self.seed("tone.ogg").isEmpty && !Self.seed("tone.flac").isEmpty && !Self.seed("pcm16.wav").isEmpty)
     }
 
-    @Test("each hostile audio file gives a finding or a clean pass, never a crash, hang or memory blow-up", arguments: cases)
+    @Test(
+        "each hostile audio file gives a finding or a clean pass, never a crash, hang or memory blow-up",
+        arguments: cases)
     func hostile(_ testCase: Case) throws {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -91,7 +94,8 @@ struct HostileAudioValidateTests {
         let result = try Spawn.run(
             ["validate", "--format", "json", "--disable", "off-grid", map.path], scratch: folder, timeout: 60)
         #expect(
-            result.signal == nil && !result.timedOut, "\(testCase.name): killed by signal \(result.signal ?? 0)\n\(result.stderr)"
+            result.signal == nil && !result.timedOut,
+            "\(testCase.name): killed by signal \(result.signal ?? 0)\n\(result.stderr)"
         )
         #expect(result.maxResidentBytes > 1 << 20, "peak memory was measured")
         #expect(result.maxResidentBytes < Self.memoryLimit, "\(testCase.name): \(result.maxResidentBytes >> 20) MiB")
@@ -102,7 +106,8 @@ struct HostileAudioValidateTests {
         if testCase.duration == nil {
             #expect(result.status == 1)
             let message = audioFindings.first?["message"] as? String ?? ""
-            #expect(message.contains("cannot be read") && message.contains(testCase.name), "\(testCase.name): \(findings)")
+            #expect(
+                message.contains("cannot be read") && message.contains(testCase.name), "\(testCase.name): \(findings)")
         } else {
             #expect(result.status == 0, "\(testCase.name): \(result.stdout)")
             #expect(audioFindings.isEmpty, "\(testCase.name): \(audioFindings)")

@@ -34,7 +34,8 @@ public enum BeatMapFormatter {
             if let index = map.beats.firstIndex(where: { !$0.isFinite }) {
                 throw .schema(path: path, issues: [nonFinite("beats[\(index)]", at: source.location(ofBeat: index))])
             }
-            for (index, segment) in (map.tempo ?? []).enumerated() where !segment.time.isFinite || !segment.bpm.isFinite {
+            for (index, segment) in (map.tempo ?? []).enumerated() where !segment.time.isFinite || !segment.bpm.isFinite
+            {
                 throw .schema(
                     path: path, issues: [nonFinite("tempo[\(index)]", at: source.location(ofTempoSegment: index))])
             }

@@ -136,26 +136,9 @@ public struct Validator: Sendable {
     /// at a time. Reports come back in input order.
     public func validate(paths: [String]) async throws(ValidationError) -> ValidationReport {
         let files = try MapFileFinder.find(paths)
-        let reports = await withTaskGroup(of: (Int, FileReport).self) { group in
-            var results = [FileReport?](repeating: nil, count: files.count)
-            let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
-            var next = 0
-            func start(_ index: Int) {
-                let file = files[index]
-                group.addTask { (index, self.validateFile(at: file.url, path: file.path)) }
-            }
-            while next < min(width, files.count) {
-                start(next)
-                next += 1
-            }
-            for await (index, report) in group {
-                results[index] = report
-                if next < files.count {
-                    start(next)
-                    next += 1
-                }
-            }
-            return results.compactMap { $0 }
+        let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let reports = await Concurrently.map(count: files.count, width: width) { index in
+            self.validateFile(at: files[index].url, path: files[index].path)
         }
         return ValidationReport(files: reports)
     }

@@ -121,7 +121,9 @@ enum HostileAudio {
             Case(name: "channels-zero.wav", bytes: wav(channels: 0, data: second), outcome: .refused),
             Case(name: "channels-65535.wav", bytes: wav(channels: .max, data: second), outcome: .refused),
             Case(name: "channels-200.wav", bytes: wav(channels: 200, data: second), outcome: .refused),
-            Case(name: "channels-64.wav", bytes: wav(channels: 64, sampleRate: 8_000, data: second), outcome: .frames(125)),
+            Case(
+                name: "channels-64.wav", bytes: wav(channels: 64, sampleRate: 8_000, data: second),
+                outcome: .frames(125)),
             Case(name: "bits-zero.wav", bytes: wav(bitsPerSample: 0, data: second), outcome: .refused),
             Case(
                 name: "silence.wav", bytes: wav(sampleRate: 8_000, data: pcm16([Int16](repeating: 0, count: 16_000))),

@@ -58,7 +58,8 @@ enum Spawn {
         let code = posix_spawn(&pid, CLI.binary.path, &actions, nil, argv, environ)
         guard code == 0 else {
             throw NSError(
-                domain: NSPOSIXErrorDomain, code: Int(code), userInfo: [NSLocalizedDescriptionKey: "posix_spawn failed"])
+                domain: NSPOSIXErrorDomain, code: Int(code), userInfo: [NSLocalizedDescriptionKey: "posix_spawn failed"]
+            )
         }
         return Child(pid: pid, started: started, stdout: out, stderr: err)
     }
