@@ -9,7 +9,9 @@ import Foundation
 /// at a time, handed over through the semaphores — the decoding thread owns a slot between `free.wait()`
 /// and `filled.signal()`, the analysing thread between `filled.wait()` and `free.signal()`; a semaphore
 /// signal/wait pair orders the writes before the reads. `failure` is written before the last
-/// `filled.signal()` and read after the matching wait.
+/// `filled.signal()` and read after the matching wait. The counts live in raw memory, one word per slot:
+/// a Swift `Array` would make each `counts[slot] = …` an access to the whole array (a race with the
+/// other thread's read of another slot, which ThreadSanitizer reported).
 final class DecodingPipeline: @unchecked Sendable {
     /// Blocks decoded ahead.
     static let slots = 4
@@ -17,7 +19,7 @@ final class DecodingPipeline: @unchecked Sendable {
     private let reader: AudioFileReader
     private let blockFrames: Int
     private let buffers: [UnsafeMutablePointer<Float>]
-    private var counts: [Int]
+    private let counts: UnsafeMutablePointer<Int>
     private var failure: AudioDecodeError?
     // Created at 0 and signalled up: libdispatch traps when a semaphore is freed below its initial value.
     private let free = DispatchSemaphore(value: 0)
@@ -31,7 +33,8 @@ final class DecodingPipeline: @unchecked Sendable {
         self.reader = reader
         self.blockFrames = blockFrames
         buffers = (0..<Self.slots).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: blockFrames) }
-        counts = [Int](repeating: 0, count: Self.slots)
+        counts = UnsafeMutablePointer<Int>.allocate(capacity: Self.slots)
+        counts.initialize(repeating: 0, count: Self.slots)
         for _ in 0..<Self.slots { free.signal() }
         let thread = Thread { [self] in decode() }
         thread.stackSize = 1 << 20
@@ -41,6 +44,7 @@ final class DecodingPipeline: @unchecked Sendable {
     deinit {
         // The decoding thread holds `self` until it has finished, so it is done here.
         for buffer in buffers { buffer.deallocate() }
+        counts.deallocate()
     }
 
     private func decode() {
