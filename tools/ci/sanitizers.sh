@@ -13,7 +13,13 @@
 #                                  TSan's ignored region for uninstrumented libraries, which TSan reports
 #                                  as "finished with ignores enabled" and exits 66 — not a race in our
 #                                  code; the preview's other device tests still run under TSan)
-#   SANITIZER_FILTER=REGEX         run only these tests (default: all)
+#   SANITIZER_FILTER=REGEX         run only these tests in both passes (default: all)
+#   SANITIZER_FILTER_THREAD=REGEX  run only these tests under ThreadSanitizer (default: the targets and
+#                                  suites with threads, tasks or C callbacks — BeatAnalysis (decoding
+#                                  pipeline, aubio, libsndfile), BeatPreview (PortAudio, transport), the
+#                                  validator's task group, the playback clock, and the CLI suites that run
+#                                  analyze/preview/validate; the pure parsing and formatting suites run
+#                                  under ASan only, which keeps the TSan pass at a few minutes)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -26,13 +32,19 @@ export TSAN_OPTIONS="${TSAN_OPTIONS-halt_on_error=1}"
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE-enable=no}"
 
 SKIP_THREAD="${SANITIZER_SKIP_THREAD-PreviewCommandTests/interactive}"
+CONCURRENT='^(BeatAnalysisTests|BeatPreviewTests)\.'
+CONCURRENT+='|^BeatMapKitTests\.(ValidatorTests|PlaybackClockTests)'
+CONCURRENT+='|^beatmapTests\.(AnalyzeCommandTests|PreviewCommandTests|RenderCommandTests|ValidateCommandTests|ValidateAudioTests|HostileAudioValidateTests)'
+FILTER_THREAD="${SANITIZER_FILTER_THREAD-$CONCURRENT}"
 
 for sanitizer in ${SANITIZERS-thread address}; do
   selection=()
   skip="$SKIP"
   [ "$sanitizer" = thread ] && [ -n "$SKIP_THREAD" ] && skip="${skip:+$skip|}$SKIP_THREAD"
   [ -n "$skip" ] && selection+=(--skip "$skip")
-  [ -n "$FILTER" ] && selection+=(--filter "$FILTER")
+  filter="$FILTER"
+  [ "$sanitizer" = thread ] && [ -z "$filter" ] && filter="$FILTER_THREAD"
+  [ -n "$filter" ] && selection+=(--filter "$filter")
   start=$(date +%s)
   scratch=".build/sanitize-$sanitizer"
   echo "sanitizers.sh: building with --sanitize=$sanitizer" >&2
