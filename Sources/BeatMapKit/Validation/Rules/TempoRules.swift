@@ -142,6 +142,8 @@ public struct HitWindowOverlapRule: ValidationRule {
         triggeringExamples: [
             .map(beats: "[0.5, 1.0, 1.2, 1.5]", beatIndices: [2]),
             .map(beats: "[0.5, 0.75, 1.0, 1.25, 2.0]", beatIndices: [1]),
+            // The out-of-order beat 1 is skipped (non-monotonic reports it): the run is beats 0, 2, 3.
+            .map(beats: "[1.0, 0.2, 1.25, 1.5, 2.5]", beatIndices: [2]),
             .map(
                 beats: "[0.5, 1.0, 1.5]",
                 configuration: ValidationConfiguration().with { $0.hitWindow = 0.300 }, beatIndices: [1]),
@@ -157,17 +159,20 @@ public struct HitWindowOverlapRule: ValidationRule {
         let beats = context.map.beats
         let minimum = 2 * context.configuration.hitWindow
         var violations: [Violation] = []
+        // A run of close beats: its first beat, the beat after it (the finding's beat), its last beat,
+        // and how many beats it holds — counted by steps, since beats out of order are skipped.
         var runStart: Int?
+        var runSecond = 0
         var runEnd = 0
+        var runBeats = 0
         var closest = Double.infinity
         func flush() {
             guard let start = runStart else { return }
-            let count = runEnd - start + 1
-            let span = count == 2 ? "beats \(start) and \(runEnd)" : "\(count) beats from \(start) to \(runEnd)"
+            let span = runBeats == 2 ? "beats \(start) and \(runEnd)" : "\(runBeats) beats from \(start) to \(runEnd)"
             violations.append(
                 Violation(
                     "\(span) are closer than 2× the ±\(Describe.milliseconds(context.configuration.hitWindow)) hit window (closest \(Describe.milliseconds(closest)) apart); a tap there is ambiguous",
-                    at: context.source.location(ofBeat: start + 1), beatIndex: start + 1, time: beats[start + 1]))
+                    at: context.source.location(ofBeat: runSecond), beatIndex: runSecond, time: beats[runSecond]))
             runStart = nil
             closest = .infinity
         }
@@ -177,8 +182,11 @@ public struct HitWindowOverlapRule: ValidationRule {
                 if runStart == nil || runEnd != previous {
                     flush()
                     runStart = previous
+                    runSecond = index
+                    runBeats = 1
                 }
                 runEnd = index
+                runBeats += 1
                 closest = min(closest, interval)
             } else {
                 flush()
