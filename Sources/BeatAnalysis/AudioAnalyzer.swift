@@ -192,9 +192,7 @@ public struct AudioAnalyzer: Sendable {
         var rawBeats: [Double] = []
         var peak: Float = 0
         let blockFrames = hop * Self.hopsPerBlock
-        let pending = UnsafeMutablePointer<Float>.allocate(capacity: hop)
-        defer { pending.deallocate() }
-        var pendingCount = 0
+        let framer = HopFramer(hop: hop)
         var blocksRead = 0
         var framesDecoded: Int64 = 0
         let declared = Double(max(reader.declaredFrames, 1))
@@ -214,25 +212,7 @@ public struct AudioAnalyzer: Sendable {
 
         func analyse(_ block: UnsafeMutablePointer<Float>, _ read: Int) {
             for index in 0..<read { peak = max(peak, abs(block[index])) }
-            var offset = 0
-            if pendingCount > 0 {
-                let take = min(hop - pendingCount, read)
-                (pending + pendingCount).update(from: block, count: take)
-                pendingCount += take
-                offset = take
-                if pendingCount == hop {
-                    consume(pending)
-                    pendingCount = 0
-                }
-            }
-            while read - offset >= hop {
-                consume(block + offset)
-                offset += hop
-            }
-            if offset < read {
-                pending.update(from: block + offset, count: read - offset)
-                pendingCount = read - offset
-            }
+            framer.feed(block, count: read, consume)
             framesDecoded += Int64(read)
             blocksRead += 1
             if let progress, blocksRead % 64 == 0 {
@@ -243,10 +223,7 @@ public struct AudioAnalyzer: Sendable {
         // Decoding runs a few blocks ahead on a second thread.
         let pipeline = DecodingPipeline(reader: reader, blockFrames: blockFrames)
         do { try pipeline.forEachBlock(analyse) } catch { throw .decode(error) }
-        if pendingCount > 0 {
-            (pending + pendingCount).update(repeating: 0, count: hop - pendingCount)
-            consume(pending)
-        }
+        framer.finish(consume)
         progress?(1)
 
         let frames = framesDecoded

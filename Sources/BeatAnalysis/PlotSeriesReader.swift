@@ -78,9 +78,11 @@ public struct PlotSeriesReader: Sendable {
         let blockFrames = hop * 32
         let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
         defer { block.deallocate() }
-        let pending = UnsafeMutablePointer<Float>.allocate(capacity: hop)
-        defer { pending.deallocate() }
-        var pendingCount = 0
+        let framer = HopFramer(hop: hop)
+        func detect(_ hopSamples: UnsafePointer<Float>) {
+            onset.process(hopSamples)
+            descriptors.append(max(0, onset.descriptor))
+        }
         var position = 0.0  // frame index of block[0]
         // The onset detector needs the audio before `from` (its memory) but nothing long after `to`.
         let stopFrame = endFrame + Double(frame.bufferSize * 4)  // infinite without `to`: read to the end
@@ -111,34 +113,10 @@ public struct PlotSeriesReader: Sendable {
                 }
             }
             // Onset detection, hop by hop.
-            var offset = 0
-            if pendingCount > 0 {
-                let take = min(hop - pendingCount, read)
-                (pending + pendingCount).update(from: block, count: take)
-                pendingCount += take
-                offset = take
-                if pendingCount == hop {
-                    onset.process(pending)
-                    descriptors.append(max(0, onset.descriptor))
-                    pendingCount = 0
-                }
-            }
-            while read - offset >= hop {
-                onset.process(block + offset)
-                descriptors.append(max(0, onset.descriptor))
-                offset += hop
-            }
-            if offset < read {
-                pending.update(from: block + offset, count: read - offset)
-                pendingCount = read - offset
-            }
+            framer.feed(block, count: read, detect)
             position += Double(read)
         }
-        if pendingCount > 0 {
-            (pending + pendingCount).update(repeating: 0, count: hop - pendingCount)
-            onset.process(pending)
-            descriptors.append(max(0, onset.descriptor))
-        }
+        framer.finish(detect)
         guard position > 0 else { throw .empty(path: path) }
 
         let readDuration = position / rate
