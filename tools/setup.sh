@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the system libraries BeatMapKit links (and the tools its tests use).
 # Debian/Ubuntu: apt-get (as root, or through sudo). macOS: Homebrew.
+# Extra Debian package names given as arguments are installed too (tools/bench/setup.sh uses that).
 set -euo pipefail
 if [ "$(uname)" = "Darwin" ]; then
   brew install pkg-config libsndfile aubio portaudio
@@ -17,6 +18,7 @@ PACKAGES=(
   sox               # tools/bench (render peer), tools/hostile-audio.py, tools/fuzz/make-seeds.sh
   python3           # tools/hostile-audio.py runs the hostile audio corpus in CI
 )
+PACKAGES+=("$@")
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()
