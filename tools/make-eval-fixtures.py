@@ -11,36 +11,16 @@ Tests/BeatMapKitTests/Fixtures/evaluation/. The Swift tests compare every metric
 
 import json
 import os
-import subprocess
 import sys
 import warnings
 
-MIR_EVAL_VERSION = "0.8.2"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Tests", "BeatMapKitTests", "Fixtures", "evaluation")
-VENV = os.path.join(ROOT, ".build-eval-venv")
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mir_eval_env import MIR_EVAL_VERSION, ensure_mir_eval  # noqa: E402
 
-def ensure_mir_eval():
-    """Imports mir_eval, installing the pinned version into a private venv when it is missing."""
-    try:
-        import mir_eval  # noqa: F401
-
-        if mir_eval.__version__ == MIR_EVAL_VERSION:
-            return
-    except ImportError:
-        pass
-    if os.environ.get("BEATMAP_EVAL_FIXTURES_REEXEC"):
-        sys.exit(f"mir_eval {MIR_EVAL_VERSION} could not be imported from {sys.executable}")
-    python = os.path.join(VENV, "bin", "python3")
-    if not os.path.exists(python):
-        subprocess.check_call([sys.executable, "-m", "venv", VENV])
-    subprocess.check_call([python, "-m", "pip", "install", "--quiet", f"mir_eval=={MIR_EVAL_VERSION}"])
-    env = dict(os.environ, BEATMAP_EVAL_FIXTURES_REEXEC="1")
-    os.execve(python, [python, os.path.abspath(__file__)] + sys.argv[1:], env)
-
-
-ensure_mir_eval()
+ensure_mir_eval(__file__)
 
 import mir_eval  # noqa: E402
 import numpy as np  # noqa: E402
