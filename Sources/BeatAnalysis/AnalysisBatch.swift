@@ -127,6 +127,13 @@ public struct AnalysisBatch: Sendable {
         }
         let width = self.jobs
         let frozenDuplicates = duplicates
+        // A file's helper threads (decode-ahead, hashing) only pay while cores would otherwise idle:
+        // with as many files running as there are cores, they add thread switches and nothing else.
+        var options = self.options
+        options.helperThreads =
+            options.helperThreads
+            && Self.helpersPay(filesAtOnce: min(width, jobs.count), cores: Concurrently.availableCores)
+        let runner = AnalysisBatch(options: options, jobs: width, overwrite: overwrite)
         return await Concurrently.map(count: jobs.count, width: width) { index in
             let job = jobs[index]
             let duplicate = frozenDuplicates[index]
@@ -135,7 +142,7 @@ public struct AnalysisBatch: Sendable {
             if let duplicate {
                 outcome = .failed(duplicate)
             } else {
-                outcome = self.process(job) { fraction in progress?(.advanced(index: index, fraction: fraction))
+                outcome = runner.process(job) { fraction in progress?(.advanced(index: index, fraction: fraction))
                 }
             }
             if case .written = outcome {
@@ -145,6 +152,12 @@ public struct AnalysisBatch: Sendable {
             }
             return outcome
         }
+    }
+
+    /// Whether each file's helper threads are worth starting when `filesAtOnce` files run on `cores`
+    /// cores: only if every file can have a second core.
+    public static func helpersPay(filesAtOnce: Int, cores: Int) -> Bool {
+        filesAtOnce * 2 <= cores
     }
 
     /// Analyses one file and writes its map; messages name the files as the user gave them.

@@ -123,6 +123,9 @@ public struct AudioAnalysisSettings: Sendable, Equatable {
     public var silenceDecibels = -60.0
     /// Shortest audio analysed, in seconds.
     public var minimumDuration = 2.0
+    /// Whether the file is decoded a few blocks ahead on a thread of its own (``DecodingPipeline``)
+    /// rather than on the analysing thread. The blocks, and so the results, are the same either way.
+    public var decodeAhead = true
 
     /// Default settings.
     public init() {}
@@ -220,9 +223,20 @@ public struct AudioAnalyzer: Sendable {
             }
         }
 
-        // Decoding runs a few blocks ahead on a second thread.
-        let pipeline = DecodingPipeline(reader: reader, blockFrames: blockFrames)
-        do { try pipeline.forEachBlock(analyse) } catch { throw .decode(error) }
+        if settings.decodeAhead {
+            // Decoding runs a few blocks ahead on a second thread.
+            let pipeline = DecodingPipeline(reader: reader, blockFrames: blockFrames)
+            do { try pipeline.forEachBlock(analyse) } catch { throw .decode(error) }
+        } else {
+            let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
+            defer { block.deallocate() }
+            while true {
+                let read: Int
+                do { read = try reader.readMono(into: block, frames: blockFrames) } catch { throw .decode(error) }
+                if read == 0 { break }
+                analyse(block, read)
+            }
+        }
         framer.finish(consume)
         progress?(1)
 

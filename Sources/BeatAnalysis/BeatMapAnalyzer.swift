@@ -9,6 +9,11 @@ public struct BeatMapAnalysisOptions: Sendable, Equatable {
     public var grid = GridFitOptions()
     /// Whether `audio.sha256` is computed.
     public var computeHash = true
+    /// Whether one file's work is spread over helper threads: decoding a few blocks ahead on one and
+    /// hashing the file on another, while the calling thread runs aubio. That makes one file finish
+    /// sooner on a machine with idle cores; a batch that already runs a file per core turns it off,
+    /// because there the helpers only add thread switches.
+    public var helperThreads = true
 
     /// Default options.
     public init() {}
@@ -46,11 +51,13 @@ public struct BeatMapAnalyzer: Sendable {
             throw .invalidSettings(
                 "--bpm must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM))")
         }
-        // The file's SHA-256 is computed on another thread while the audio is decoded and analysed.
-        let hashing = options.computeHash ? BackgroundHash(of: audioURL) : nil
+        // With helper threads, the file's SHA-256 is computed on another thread while the audio is
+        // decoded and analysed; without, after the analysis, on this thread.
+        let hashing = options.computeHash && options.helperThreads ? BackgroundHash(of: audioURL) : nil
         defer { hashing?.wait() }
         var settings = AudioAnalysisSettings()
         settings.runTracker = options.grid.mode == .free
+        settings.decodeAhead = options.helperThreads
         let analysis = try AudioAnalyzer(settings: settings).analyze(audioURL, progress: progress)
         let fit: GridFit
         do {
@@ -61,9 +68,15 @@ public struct BeatMapAnalyzer: Sendable {
             throw .noBeat(path: audioURL.path, reason: error.reason)
         }
         var sha: String?
-        if let hashing {
-            hashing.wait()
-            switch hashing.result {
+        if options.computeHash {
+            let result: Result<String, any Error>?
+            if let hashing {
+                hashing.wait()
+                result = hashing.result
+            } else {
+                result = Result { try SHA256Hasher.hex(ofFileAt: audioURL) }
+            }
+            switch result {
             case .success(let hex): sha = hex
             case .failure(let error):
                 throw .decode(.readFailed(path: audioURL.path, reason: error.localizedDescription))

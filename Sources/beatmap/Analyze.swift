@@ -90,7 +90,7 @@ struct Analyze: AsyncParsableCommand {
             throw Exit.couldNotRun
         }
         let batch = AnalysisBatch(
-            options: options, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, overwrite: force)
+            options: options, jobs: jobs ?? Concurrently.availableCores, overwrite: force)
         let bar =
             !noProgress && isatty(STDERR_FILENO) == 1 ? ProgressBar(files: planned.map(\.audio.lastPathComponent)) : nil
         let outcomes = await batch.run(planned) { event in bar?.update(event) }

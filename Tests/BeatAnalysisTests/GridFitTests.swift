@@ -178,16 +178,31 @@ struct GridFitTests {
         }
     }
 
-    @Test("the same audio gives byte-identical maps")
+    @Test("the same audio gives byte-identical maps, with or without the helper threads")
     func deterministic() throws {
         let (track, _) = TestTracks.drums(bpm: 126.4, start: 0.2, duration: 20)
+        var inline = BeatMapAnalysisOptions()
+        inline.helperThreads = false
         let (a, folderA) = try Self.analyse(track)
         let (b, folderB) = try Self.analyse(track)
+        let (c, folderC) = try Self.analyse(track, options: inline)
         defer {
-            try? FileManager.default.removeItem(at: folderA)
-            try? FileManager.default.removeItem(at: folderB)
+            for folder in [folderA, folderB, folderC] { try? FileManager.default.removeItem(at: folder) }
         }
-        #expect(try BeatMapCodec.encode(a.map) == BeatMapCodec.encode(b.map))
+        let encoded = try BeatMapCodec.encode(a.map)
+        #expect(try BeatMapCodec.encode(b.map) == encoded)
+        #expect(try BeatMapCodec.encode(c.map) == encoded)
+        #expect(c.map.audio.sha256 == a.map.audio.sha256)
+        #expect(c.map.audio.sha256?.count == 64)
+    }
+
+    @Test("a file's helper threads run only when each file running can have a second core")
+    func helperThreadPolicy() {
+        #expect(AnalysisBatch.helpersPay(filesAtOnce: 1, cores: 2))
+        #expect(!AnalysisBatch.helpersPay(filesAtOnce: 2, cores: 2))
+        #expect(!AnalysisBatch.helpersPay(filesAtOnce: 1, cores: 1))
+        #expect(AnalysisBatch.helpersPay(filesAtOnce: 4, cores: 8))
+        #expect(!AnalysisBatch.helpersPay(filesAtOnce: 5, cores: 8))
     }
 
     @Test("provenance records versions, method, hop, delay compensation, confidence and alternatives")
@@ -209,13 +224,16 @@ struct GridFitTests {
 /// Audio that has no beat to map gives clear errors naming the file.
 @Suite("Analyzer errors")
 struct AnalyzerErrorTests {
-    static func analyse(_ write: (URL) throws -> Void) throws -> AnalysisError? {
+    static func analyse(helperThreads: Bool = true, _ write: (URL) throws -> Void) throws -> AnalysisError? {
         let folder = try TestTracks.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("input.wav")
         try write(url)
+        var options = BeatMapAnalysisOptions()
+        options.helperThreads = helperThreads
         do {
-            _ = try BeatMapAnalyzer().analyze(url, mapURL: folder.appendingPathComponent("out.beatmap.json"))
+            _ = try BeatMapAnalyzer(options: options).analyze(
+                url, mapURL: folder.appendingPathComponent("out.beatmap.json"))
             return nil
         } catch {
             return error
@@ -243,9 +261,11 @@ struct AnalyzerErrorTests {
         #expect(path.hasSuffix("input.wav"))
     }
 
-    @Test("a file that is not audio")
-    func notAudio() throws {
-        let error = try Self.analyse { try Data("this is not a WAV file at all".utf8).write(to: $0) }
+    @Test("a file that is not audio (decoded ahead or inline)", arguments: [true, false])
+    func notAudio(helperThreads: Bool) throws {
+        let error = try Self.analyse(helperThreads: helperThreads) {
+            try Data("this is not a WAV file at all".utf8).write(to: $0)
+        }
         guard case .decode(.cannotOpen(let path, _)) = error else {
             Issue.record("expected a decode error, got \(String(describing: error))")
             return
@@ -253,9 +273,9 @@ struct AnalyzerErrorTests {
         #expect(path.hasSuffix("input.wav"))
     }
 
-    @Test("a WAV cut short of the length its header announces")
-    func truncatedWAV() throws {
-        let error = try Self.analyse { url in
+    @Test("a WAV cut short of the length its header announces (decoded ahead or inline)", arguments: [true, false])
+    func truncatedWAV(helperThreads: Bool) throws {
+        let error = try Self.analyse(helperThreads: helperThreads) { url in
             try WAVWriter.write(TestTracks.drums(bpm: 120, duration: 10).track, to: url)
             let bytes = try Data(contentsOf: url)
             try bytes.prefix(bytes.count / 2).write(to: url)

@@ -136,7 +136,7 @@ public struct Validator: Sendable {
     /// at a time. Reports come back in input order.
     public func validate(paths: [String]) async throws(ValidationError) -> ValidationReport {
         let files = try MapFileFinder.find(paths)
-        let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let width = Concurrently.availableCores
         let reports = await Concurrently.map(count: files.count, width: width) { index in
             self.validateFile(at: files[index].url, path: files[index].path)
         }
