@@ -44,6 +44,11 @@ struct RuleOptions: ParsableArguments {
     var durationToleranceMs: Double?
 
     @Option(
+        name: .customLong("max-findings"),
+        help: "Findings listed per rule and file; the rest are summed up in one (default 100, 0: all).")
+    var maxFindings: Int?
+
+    @Option(
         name: .customLong("rule"),
         help: ArgumentHelp("Set a rule's severity: ID=error|warning|off (repeatable).", valueName: "id=setting"))
     var ruleSettings: [String] = []
@@ -63,6 +68,7 @@ struct RuleOptions: ParsableArguments {
                 throw ValidationError("\(name) must be a non-negative number")
             }
         }
+        if let maxFindings, maxFindings < 0 { throw ValidationError("--max-findings must be 0 (all) or more") }
         if assist && hitWindowMs != nil {
             throw ValidationError("--assist and --hit-window-ms cannot be used together")
         }
@@ -96,6 +102,7 @@ struct RuleOptions: ParsableArguments {
         if let maxGapBeats { configuration.maximumGapBeats = maxGapBeats }
         if let durationToleranceMs { configuration.audioDurationTolerance = durationToleranceMs / 1000 }
         if noAudio { configuration.checkAudio = false }
+        if let maxFindings { configuration.maximumFindingsPerRule = maxFindings == 0 ? nil : maxFindings }
         for setting in ruleSettings {
             let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { throw ConfigurationError("--rule \(setting): expected ID=error|warning|off") }

@@ -40,6 +40,34 @@ struct JSONParserTests {
         #expect(throws: JSONSyntaxError.self) { try parse(text) }
     }
 
+    @Test("more than maximumValues values are refused where the first one too many starts")
+    func valueLimit() throws {
+        // The array itself is value 1, so its elements may number maximumValues − 1.
+        let limit = JSONParser.maximumValues
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(2 * limit + 2)
+        for index in 0..<(limit - 1) {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "1"))
+        }
+        var accepted = bytes
+        accepted.append(UInt8(ascii: "]"))
+        guard case .array(let elements) = try JSONParser.parse(accepted).kind else {
+            Issue.record("not an array")
+            return
+        }
+        #expect(elements.count == limit - 1)
+        accepted = []
+        bytes.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: "1"), UInt8(ascii: "]")])
+        do {
+            _ = try JSONParser.parse(bytes)
+            Issue.record("accepted \(limit) elements")
+        } catch {
+            #expect(error.offset == bytes.count - 2)
+            #expect(error.message.contains("more than \(limit) values"))
+        }
+    }
+
     @Test("invalid UTF-8 inside a string is refused")
     func utf8() {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xFF, 0xFE, 0x22]) }

@@ -112,4 +112,103 @@ struct ValidatorTests {
         try Data("{ \"rules\": { \"no-such-rule\": \"off\" } }".utf8).write(to: file)
         #expect(throws: ConfigurationError.self) { try other.apply(configurationFileAt: file) }
     }
+
+    /// A map whose `beats` member is `beats`.
+    static func map(beats: [String]) -> String {
+        "{ \"version\": 1, \"audio\": { \"duration\": 10 },\n\"beats\": [\n" + beats.joined(separator: ",\n")
+            + "\n] }"
+    }
+
+    @Test("a rule's findings beyond the limit are summed up in one finding that counts them")
+    func findingsPerRuleLimit() {
+        // 1,000 beats at 1.0 s: 999 duplicates.
+        let text = Self.map(beats: Array(repeating: "1.0", count: 1000))
+        let report = validate(text, configuration: ValidationConfiguration().with { $0.maximumFindingsPerRule = 100 })
+        let duplicates = report.findings.filter { $0.ruleID == "duplicate-beat" }
+        #expect(duplicates.count == 101)
+        #expect(duplicates.prefix(100).map(\.beatIndex) == (1...100).map { Optional($0) })
+        #expect(duplicates.prefix(100).allSatisfy { $0.count == 1 })
+        let summary = duplicates[100]
+        #expect(summary.count == 899)
+        #expect(summary.beatIndex == 101)
+        #expect(summary.location == SourceLocation(line: 104, column: 1))
+        #expect(summary.message.hasPrefix("899 more duplicate-beat findings in this file not listed"))
+        #expect(report.errorCount == 999)
+        #expect(ValidationReport(files: [report]).errorCount == 999)
+
+        let all = validate(text, configuration: ValidationConfiguration().with { $0.maximumFindingsPerRule = nil })
+        #expect(all.findings.filter { $0.ruleID == "duplicate-beat" }.count == 999)
+        #expect(all.errorCount == 999)
+        #expect(ValidationConfiguration().maximumFindingsPerRule == 100)
+    }
+
+    @Test("the sink builds only the violations it keeps and the first it drops")
+    func sinkIsLazy() {
+        var built = 0
+        var sink = ViolationSink(limit: 3)
+        for index in 0..<1000 {
+            sink.report(
+                {
+                    built += 1
+                    return Violation("v\(index)", at: .start, beatIndex: index)
+                }())
+        }
+        #expect(sink.violations.map(\.beatIndex) == [0, 1, 2])
+        #expect(sink.omitted == 997)
+        #expect(sink.firstOmitted?.beatIndex == 3)
+        #expect(built == 4)
+        var unlimited = ViolationSink()
+        for index in 0..<5 { unlimited.report(Violation("v", at: .start), count: index + 1) }
+        #expect(unlimited.violations.map(\.count) == [1, 2, 3, 4, 5])
+        #expect(unlimited.omitted == 0)
+    }
+
+    @Test("schema problems beyond 1,000 are counted by the reader, and the validator's limit still applies")
+    func schemaIssueLimit() {
+        let text =
+            "{ \"version\": 1, \"audio\": { \"duration\": 10 },\n\"tempo\": [\n"
+            + Array(repeating: "\"x\"", count: 1500).joined(separator: ",\n") + "\n],\n\"beats\": [1.0] }"
+        guard case .schemaViolations(let issues) = BeatMapCodec.decode(Array(text.utf8)) else {
+            Issue.record("expected schema violations")
+            return
+        }
+        #expect(issues.count == BeatMapCodec.maximumSchemaIssues + 1)
+        #expect(issues.last?.count == 500)
+        #expect(issues.reduce(0) { $0 + $1.count } == 1500)
+        #expect(issues.last?.location == SourceLocation(line: 1003, column: 1))
+        #expect(issues.last?.message.hasPrefix("500 more problems not listed") == true)
+
+        let report = validate(text)
+        #expect(report.findings.count == 101)
+        #expect(report.findings.allSatisfy { $0.ruleID == "schema" })
+        #expect(report.errorCount == 1500)
+        let listed = validate(text, configuration: ValidationConfiguration().with { $0.maximumFindingsPerRule = nil })
+        #expect(listed.findings.count == 1001)
+        #expect(listed.errorCount == 1500)
+
+        // Beats that are not numbers: 20 listed, the rest in one issue that counts them.
+        let beats = validate(Self.map(beats: Array(repeating: "\"x\"", count: 50)))
+        #expect(beats.findings.count == 21)
+        #expect(beats.findings.filter { $0.count > 1 }.map(\.count) == [30])
+        #expect(beats.errorCount == 50)
+    }
+
+    @Test("maxFindingsPerRule in the configuration file: a whole number, 0 for no limit")
+    func findingsLimitSetting() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("limit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent(ValidationConfiguration.fileName)
+        for (text, expected) in [("5", 5 as Int?), ("0", nil)] {
+            try Data("{ \"maxFindingsPerRule\": \(text) }".utf8).write(to: file)
+            var configuration = ValidationConfiguration()
+            try configuration.apply(configurationFileAt: file)
+            #expect(configuration.maximumFindingsPerRule == expected)
+        }
+        for bad in ["-1", "2.5", "\"all\""] {
+            try Data("{ \"maxFindingsPerRule\": \(bad) }".utf8).write(to: file)
+            var configuration = ValidationConfiguration()
+            #expect(throws: ConfigurationError.self) { try configuration.apply(configurationFileAt: file) }
+        }
+    }
 }

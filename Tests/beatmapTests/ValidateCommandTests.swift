@@ -142,4 +142,29 @@ struct ValidateCommandTests {
             #expect(rules == ["invalid-json"], "\(file["path"] ?? "")")
         }
     }
+
+    @Test("--max-findings lists that many per rule and sums up the rest; totals and exit status count them all")
+    func findingsLimit() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let beats = Array(repeating: "2.0", count: 12).joined(separator: ", ")
+        try Data("{ \"version\": 1, \"audio\": { \"duration\": 10 }, \"beats\": [\(beats)] }".utf8).write(
+            to: folder.appendingPathComponent("same.beatmap.json"))
+        let limited = try CLI.run(
+            ["validate", "--no-config", "--max-findings", "3", "--format", "json", "."], in: folder)
+        #expect(limited.status == 1)
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(limited.stdout.utf8)) as? [String: Any])
+        #expect((root["summary"] as? [String: Any])?["errors"] as? Int == 11)
+        let findings = try #require((root["files"] as? [[String: Any]])?.first?["findings"] as? [[String: Any]])
+        #expect(findings.count == 4)
+        #expect(findings.map { $0["count"] as? Int } == [nil, nil, nil, 8])
+        #expect(findings.last?["index"] as? Int == 4)
+
+        let all = try CLI.run(["validate", "--no-config", "--max-findings", "0", "."], in: folder)
+        #expect(all.stdout.components(separatedBy: "[duplicate-beat]").count - 1 == 11)
+        #expect(all.stdout.contains("11 errors"))
+        let refused = try CLI.run(["validate", "--max-findings=-1", "."], in: folder)
+        #expect(refused.status == 64, "a usage error")
+        #expect(refused.stderr.contains("--max-findings must be 0 (all) or more"))
+    }
 }

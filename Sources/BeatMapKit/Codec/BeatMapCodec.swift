@@ -49,6 +49,9 @@ public struct SchemaIssue: Sendable, Equatable {
     public var message: String
     /// Where.
     public var location: SourceLocation
+    /// How many problems this stands for: 1, or, for the last issue of a file with more than
+    /// ``BeatMapCodec/maximumSchemaIssues``, how many were not listed.
+    public var count: Int = 1
 }
 
 /// The result of reading a map file for validation.
@@ -88,7 +91,8 @@ public enum BeatMapError: Error, LocalizedError, Sendable, Equatable {
         case .invalidJSON(let path, let message, let location): return "\(path):\(location): invalid JSON: \(message)"
         case .schema(let path, let issues):
             let first = issues.first.map { "\($0.location): \($0.message)" } ?? "not a beat map"
-            return "\(path):\(first)" + (issues.count > 1 ? " (and \(issues.count - 1) more problems)" : "")
+            let more = issues.reduce(0) { $0 + $1.count } - 1
+            return "\(path):\(first)" + (more > 0 ? " (and \(more) more problems)" : "")
         case .nonFinite(let field): return "cannot write \(field): JSON has no NaN or infinity"
         case .invalidValue(let field, let reason): return "cannot write \(field): \(reason)"
         case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
@@ -101,6 +105,9 @@ public enum BeatMapError: Error, LocalizedError, Sendable, Equatable {
 public enum BeatMapCodec {
     /// The largest map file read: 128 MiB (a million-beat map is about 12 MB).
     public static let maximumFileSize = 128 * 1024 * 1024
+    /// Schema problems listed per file; the rest are summed up in one last issue with their count, so
+    /// a hostile file of millions of wrong values costs a counter, not millions of messages.
+    public static let maximumSchemaIssues = 1000
 
     // MARK: Reading
 
@@ -116,7 +123,15 @@ public enum BeatMapCodec {
         var decoder = Decoder(lineIndex: lineIndex)
         let map = decoder.decodeMap(root)
         if let map, decoder.issues.isEmpty { return .map(map, decoder.source) }
-        return .schemaViolations(decoder.issues)
+        var issues = decoder.issues
+        if decoder.omittedIssues > 0, let first = decoder.firstOmittedOffset {
+            issues.append(
+                SchemaIssue(
+                    message:
+                        "\(decoder.omittedIssues) more problem\(decoder.omittedIssues == 1 ? "" : "s") not listed, from here on (the first \(maximumSchemaIssues) are)",
+                    location: lineIndex.location(ofOffset: first), count: decoder.omittedIssues))
+        }
+        return .schemaViolations(issues)
     }
 
     /// Reads a map file, throwing when it is unreadable, too large, not JSON or not a valid map.
@@ -244,14 +259,22 @@ private struct Decoder {
     let lineIndex: LineIndex
     var source: BeatMapSourceMap
     var issues: [SchemaIssue] = []
+    /// Issues beyond ``BeatMapCodec/maximumSchemaIssues``: counted, not kept.
+    var omittedIssues = 0
+    var firstOmittedOffset: Int?
 
     init(lineIndex: LineIndex) {
         self.lineIndex = lineIndex
         self.source = BeatMapSourceMap(lineIndex: lineIndex)
     }
 
-    mutating func issue(_ message: String, at offset: Int) {
-        issues.append(SchemaIssue(message: message, location: lineIndex.location(ofOffset: offset)))
+    mutating func issue(_ message: @autoclosure () -> String, at offset: Int, count: Int = 1) {
+        guard issues.count < BeatMapCodec.maximumSchemaIssues else {
+            if omittedIssues == 0 { firstOmittedOffset = offset }
+            omittedIssues += count
+            return
+        }
+        issues.append(SchemaIssue(message: message(), location: lineIndex.location(ofOffset: offset), count: count))
     }
 
     /// The members of an object node by key, reporting duplicates.
@@ -422,7 +445,7 @@ private struct Decoder {
                 }
             }
         }
-        if wrong > 20 { issue("\(wrong - 20) more beats are not numbers", at: member.value.offset) }
+        if wrong > 20 { issue("\(wrong - 20) more beats are not numbers", at: member.value.offset, count: wrong - 20) }
         return wrong == 0 ? beats : nil
     }
 }

@@ -64,10 +64,15 @@ public struct JSONSyntaxError: Error, Sendable, Equatable {
 /// `NaN`, `Infinity` and `-Infinity` (which some writers emit) are read as numbers so that a validator
 /// can report them as non-finite values rather than as a syntax error, and a leading UTF-8 byte-order
 /// mark is skipped. Nesting deeper than ``maximumDepth`` is refused so hostile input cannot exhaust
-/// the stack.
+/// the stack, and more than ``maximumValues`` values so that it cannot exhaust memory (each value
+/// costs about 80 bytes once read).
 public struct JSONParser {
     /// The deepest nesting of arrays and objects accepted.
     public static let maximumDepth = 256
+    /// The most values (of any kind, containers included) in one document: 2²³, over 8 million. A
+    /// map of 3 hours at 400 BPM on 64th notes has 4.6 million beats; `[1,1,1,…]` filling the 128 MiB
+    /// file limit would have 64 million, and need 5 GB.
+    public static let maximumValues = 1 << 23
 
     /// Parses a complete document.
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
@@ -87,6 +92,7 @@ private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     var depth = 0
+    var values = 0
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -130,6 +136,10 @@ private struct Parser {
 
     mutating func parseValue() throws(JSONSyntaxError) -> JSONNode {
         guard index < bytes.count else { throw error("unexpected end of file; expected a value") }
+        values += 1
+        guard values <= JSONParser.maximumValues else {
+            throw error("more than \(JSONParser.maximumValues) values; a file this large is not read")
+        }
         let start = index
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()

@@ -71,6 +71,7 @@ public struct TextReporter: Reporter {
 
 /// Machine-readable JSON:
 /// `{"summary":{"files":N,"errors":E,"warnings":W},"files":[{"path":…,"findings":[{"rule":…,"severity":…,"index":…,"time":…,"line":…,"column":…,"message":…}],"notes":[…]}]}`.
+/// A finding that sums up a rule's findings beyond the per-rule limit also has `"count"`.
 public struct JSONReporter: Reporter {
     public static let identifier = "json"
 
@@ -88,6 +89,7 @@ public struct JSONReporter: Reporter {
                 object["line"] = .int(finding.location.line)
                 object["column"] = .int(finding.location.column)
                 object["message"] = .string(finding.message)
+                if finding.count != 1 { object["count"] = .int(finding.count) }
                 return .object(object)
             }
             return .object(

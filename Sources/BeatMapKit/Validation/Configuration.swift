@@ -26,6 +26,10 @@ public struct ValidationConfiguration: Sendable, Equatable {
     public var misalignmentTolerance: TimeInterval = 0.015
     /// Whether audio files are opened for `audio-mismatch`.
     public var checkAudio = true
+    /// Findings listed per rule and file (`nil`: all). Beyond it one finding sums up the rest with
+    /// their count, which the error and warning totals include. Default 100: a map whose every beat is
+    /// off the grid says so without a million lines (or gigabytes of memory).
+    public var maximumFindingsPerRule: Int? = 100
 
     /// Default settings.
     public init() {}
@@ -81,7 +85,7 @@ extension ValidationConfiguration {
     /// The file is a JSON object; every member is optional:
     /// `{"rules": {"gap": "error", "hit-window-overlap": "off"}, "toleranceMs": 5, "subdivisions": [1, 2],
     ///   "hitWindowMs": 150, "maxGapBeats": 1.5, "durationToleranceMs": 10, "misalignmentMs": 15,
-    ///   "checkAudio": true}`.
+    ///   "maxFindingsPerRule": 100, "checkAudio": true}`.
     /// Unknown members are refused so that a misspelt setting is not silently ignored.
     public mutating func apply(configurationFileAt url: URL) throws(ConfigurationError) {
         let path = url.path
@@ -128,6 +132,12 @@ extension ValidationConfiguration {
             case "maxGapBeats": maximumGapBeats = try number()
             case "durationToleranceMs": audioDurationTolerance = try number() / 1000
             case "misalignmentMs": misalignmentTolerance = try number() / 1000
+            case "maxFindingsPerRule":
+                let limit = try number()
+                guard limit == limit.rounded(), limit <= Double(Int32.max) else {
+                    throw ConfigurationError("\(origin): \"maxFindingsPerRule\" must be a whole number (0: no limit)")
+                }
+                maximumFindingsPerRule = limit == 0 ? nil : Int(limit)
             case "checkAudio":
                 guard case .bool(let flag) = value else {
                     throw ConfigurationError("\(origin): \"checkAudio\" must be true or false")
@@ -143,7 +153,7 @@ extension ValidationConfiguration {
                 subdivisions = values.map { Int($0) }
             default:
                 throw ConfigurationError(
-                    "\(origin): unknown setting \"\(member.key)\" (known: rules, toleranceMs, subdivisions, hitWindowMs, maxGapBeats, durationToleranceMs, misalignmentMs, checkAudio)"
+                    "\(origin): unknown setting \"\(member.key)\" (known: rules, toleranceMs, subdivisions, hitWindowMs, maxGapBeats, durationToleranceMs, misalignmentMs, maxFindingsPerRule, checkAudio)"
                 )
             }
         }

@@ -26,11 +26,14 @@ public struct Finding: Sendable, Equatable {
     public var beatIndex: Int?
     /// The time of the beat concerned, if any (may be non-finite for `non-finite`).
     public var time: Double?
+    /// How many findings this one stands for: 1, or, for the finding that sums up those of a rule
+    /// beyond ``ValidationConfiguration/maximumFindingsPerRule``, how many were not listed.
+    public var count: Int
 
     /// A finding.
     public init(
         ruleID: String, severity: Severity, message: String, location: SourceLocation = .start,
-        beatIndex: Int? = nil, time: Double? = nil
+        beatIndex: Int? = nil, time: Double? = nil, count: Int = 1
     ) {
         self.ruleID = ruleID
         self.severity = severity
@@ -38,6 +41,7 @@ public struct Finding: Sendable, Equatable {
         self.location = location
         self.beatIndex = beatIndex
         self.time = time
+        self.count = count
     }
 }
 
@@ -57,10 +61,10 @@ public struct FileReport: Sendable, Equatable {
         self.notes = notes
     }
 
-    /// Number of error findings.
-    public var errorCount: Int { findings.count { $0.severity == .error } }
-    /// Number of warning findings.
-    public var warningCount: Int { findings.count { $0.severity == .warning } }
+    /// Number of error findings (including those summed up, not listed).
+    public var errorCount: Int { findings.reduce(0) { $0 + ($1.severity == .error ? $1.count : 0) } }
+    /// Number of warning findings (including those summed up, not listed).
+    public var warningCount: Int { findings.reduce(0) { $0 + ($1.severity == .warning ? $1.count : 0) } }
 }
 
 /// The result of validating a set of files.

@@ -84,13 +84,49 @@ public struct Violation: Sendable, Equatable {
     public var beatIndex: Int?
     /// The beat's time, if any.
     public var time: Double?
+    /// How many violations this one stands for (more than 1 only for a summary of those not listed).
+    public var count: Int
 
     /// A violation at `location`.
-    public init(_ message: String, at location: SourceLocation, beatIndex: Int? = nil, time: Double? = nil) {
+    public init(
+        _ message: String, at location: SourceLocation, beatIndex: Int? = nil, time: Double? = nil, count: Int = 1
+    ) {
         self.message = message
         self.location = location
         self.beatIndex = beatIndex
         self.time = time
+        self.count = count
+    }
+}
+
+/// Where a rule reports its violations. It keeps the first `limit` and only counts the rest, without
+/// building them: a hostile map of a million identical beats costs a counter, not a million messages.
+public struct ViolationSink {
+    /// Violations kept at most (`nil`: all).
+    public let limit: Int?
+    /// The violations kept, in the order reported.
+    public private(set) var violations: [Violation] = []
+    /// How many were reported beyond the limit.
+    public private(set) var omitted = 0
+    /// The first violation beyond the limit (where the summary of the omitted ones points).
+    public private(set) var firstOmitted: Violation?
+
+    /// A sink keeping at most `limit` violations (`nil`: all).
+    public init(limit: Int? = nil) {
+        self.limit = limit.map { max(0, $0) }
+    }
+
+    /// Reports a violation standing for `count` violations; `violation` is only evaluated if it is
+    /// kept or is the first omitted.
+    public mutating func report(_ violation: @autoclosure () -> Violation, count: Int = 1) {
+        if let limit, violations.count >= limit {
+            if omitted == 0 { firstOmitted = violation() }
+            omitted += count
+        } else {
+            var kept = violation()
+            kept.count = count
+            violations.append(kept)
+        }
     }
 }
 
@@ -98,8 +134,17 @@ public struct Violation: Sendable, Equatable {
 public protocol ValidationRule: DescribedRule, Sendable {
     /// Creates the rule.
     init()
-    /// The rule's violations in `context`, in file order.
-    func check(_ context: ValidationContext) -> [Violation]
+    /// Reports the rule's violations in `context` to `sink`, in file order.
+    func check(_ context: ValidationContext, into sink: inout ViolationSink)
+}
+
+extension ValidationRule {
+    /// All of the rule's violations in `context`, in file order.
+    public func violations(in context: ValidationContext) -> [Violation] {
+        var sink = ViolationSink()
+        check(context, into: &sink)
+        return sink.violations
+    }
 }
 
 /// What the audio file referenced by a map turned out to be.

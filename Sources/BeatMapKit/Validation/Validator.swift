@@ -60,9 +60,9 @@ public struct Validator: Sendable {
         case .invalidJSON(let message, let location):
             add(InvalidJSONRule.description, Violation(message, at: location), to: &report)
         case .schemaViolations(let issues):
-            for issue in issues {
-                add(SchemaRule.description, Violation(issue.message, at: issue.location), to: &report)
-            }
+            var sink = ViolationSink(limit: configuration.maximumFindingsPerRule)
+            for issue in issues { sink.report(Violation(issue.message, at: issue.location), count: issue.count) }
+            add(SchemaRule.description, sink, to: &report)
         case .map(let map, let source):
             let audioCheck = audio.map(AudioCheck.facts) ?? inspectAudio(of: map, mapURL: mapURL)
             let context = ValidationContext(map: map, source: source, configuration: configuration, audio: audioCheck)
@@ -75,7 +75,9 @@ public struct Validator: Sendable {
             for rule in RuleCatalog.contentRules {
                 let description = rule.description
                 guard configuration.severity(for: description) != nil else { continue }
-                for violation in rule.init().check(context) { add(description, violation, to: &report) }
+                var sink = ViolationSink(limit: configuration.maximumFindingsPerRule)
+                rule.init().check(context, into: &sink)
+                add(description, sink, to: &report)
             }
         }
         report.findings.sort { ($0.location, $0.beatIndex ?? -1) < ($1.location, $1.beatIndex ?? -1) }
@@ -87,7 +89,18 @@ public struct Validator: Sendable {
         report.findings.append(
             Finding(
                 ruleID: description.id, severity: severity, message: violation.message, location: violation.location,
-                beatIndex: violation.beatIndex, time: violation.time))
+                beatIndex: violation.beatIndex, time: violation.time, count: violation.count))
+    }
+
+    /// Adds the violations `sink` kept, and one finding that sums up those it only counted.
+    private func add(_ description: RuleDescription, _ sink: ViolationSink, to report: inout FileReport) {
+        for violation in sink.violations { add(description, violation, to: &report) }
+        guard let first = sink.firstOmitted, let limit = sink.limit else { return }
+        let more = sink.omitted
+        let summary = Violation(
+            "\(more) more \(description.id) finding\(more == 1 ? "" : "s") in this file not listed, from here on (the first \(limit) are; maxFindingsPerRule or --max-findings 0 lists all)",
+            at: first.location, beatIndex: first.beatIndex, time: first.time, count: more)
+        add(description, summary, to: &report)
     }
 
     private func inspectAudio(of map: BeatMap, mapURL: URL?) -> AudioCheck {

@@ -106,16 +106,15 @@ public struct AudioMisalignedRule: ValidationRule {
         return (median, offsets.count)
     }
 
-    public func check(_ context: ValidationContext) -> [Violation] {
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         guard case .facts(let facts) = context.audio, let onsets = facts.onsets,
             let (offset, matched) = Self.offset(beats: context.map.beats, onsets: onsets),
             abs(offset) > context.configuration.misalignmentTolerance + 1e-9
-        else { return [] }
+        else { return }
         let direction = offset > 0 ? "early" : "late"
-        return [
+        sink.report(
             Violation(
                 "beats are \(Describe.milliseconds(abs(offset))) \(direction) against the audio's onsets (median over \(matched) of \(context.map.beats.count) beats); nudge every beat by \(Describe.milliseconds(offset, signed: true))",
-                at: context.source.location(ofMember: "beats"))
-        ]
+                at: context.source.location(ofMember: "beats")))
     }
 }

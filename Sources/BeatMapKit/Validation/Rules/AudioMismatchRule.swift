@@ -28,39 +28,36 @@ public struct AudioMismatchRule: ValidationRule {
 
     public init() {}
 
-    public func check(_ context: ValidationContext) -> [Violation] {
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         let audio = context.map.audio
         switch context.audio {
         case .skipped:
-            return []
+            return
         case .unreadable(let reason):
-            return [
+            sink.report(
                 Violation(
                     "audio file \(audio.path ?? "") cannot be read: \(reason)",
-                    at: context.source.location(ofAudioMember: "path"))
-            ]
+                    at: context.source.location(ofAudioMember: "path")))
         case .facts(let facts):
-            var violations: [Violation] = []
             let difference = facts.duration - audio.duration
             if abs(difference) > context.configuration.audioDurationTolerance {
-                violations.append(
+                sink.report(
                     Violation(
                         "audio file lasts \(Describe.seconds(facts.duration)) but audio.duration says \(Describe.seconds(audio.duration)) (\(Describe.milliseconds(difference, signed: true))); the map may no longer match its audio",
                         at: context.source.location(ofAudioMember: "duration")))
             }
             if let rate = audio.sampleRate, rate != facts.sampleRate {
-                violations.append(
+                sink.report(
                     Violation(
                         "audio file is at \(facts.sampleRate) Hz but audio.sampleRate says \(rate) Hz",
                         at: context.source.location(ofAudioMember: "sampleRate")))
             }
             if let expected = audio.sha256, let actual = facts.sha256, expected != actual {
-                violations.append(
+                sink.report(
                     Violation(
                         "audio file's SHA-256 is \(actual), not \(expected) as audio.sha256 says; the audio has changed since the map was made",
                         at: context.source.location(ofAudioMember: "sha256")))
             }
-            return violations
         }
     }
 }

@@ -18,21 +18,19 @@ public struct NonFiniteRule: ValidationRule {
 
     public init() {}
 
-    public func check(_ context: ValidationContext) -> [Violation] {
-        var violations: [Violation] = []
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         for (index, segment) in (context.map.tempo ?? []).enumerated()
         where !segment.time.isFinite || !segment.bpm.isFinite {
-            violations.append(
+            sink.report(
                 Violation(
                     "tempo segment \(index) has a non-finite \(segment.time.isFinite ? "bpm" : "time")",
                     at: context.source.location(ofTempoSegment: index)))
         }
         for (index, beat) in context.map.beats.enumerated() where !beat.isFinite {
-            violations.append(
+            sink.report(
                 Violation(
                     "beat \(index) is \(beat.isNaN ? "NaN" : "infinite"); a beat time must be a finite number of seconds",
                     at: context.source.location(ofBeat: index), beatIndex: index, time: beat))
         }
-        return violations
     }
 }

@@ -17,17 +17,15 @@ public struct NonMonotonicRule: ValidationRule {
 
     public init() {}
 
-    public func check(_ context: ValidationContext) -> [Violation] {
-        var violations: [Violation] = []
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         let beats = context.map.beats
         context.forEachFiniteInterval { previous, index in
             guard beats[index] < beats[previous] - DuplicateBeatRule.epsilon else { return }
-            violations.append(
+            sink.report(
                 Violation(
                     "beat \(index) at \(Describe.seconds(beats[index])) comes before beat \(previous) at \(Describe.seconds(beats[previous])); beats must be strictly increasing",
                     at: context.source.location(ofBeat: index), beatIndex: index, time: beats[index]))
         }
-        return violations
     }
 }
 
@@ -50,17 +48,15 @@ public struct DuplicateBeatRule: ValidationRule {
 
     public init() {}
 
-    public func check(_ context: ValidationContext) -> [Violation] {
-        var violations: [Violation] = []
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         let beats = context.map.beats
         context.forEachFiniteInterval { previous, index in
             guard abs(beats[index] - beats[previous]) <= Self.epsilon else { return }
-            violations.append(
+            sink.report(
                 Violation(
                     "beat \(index) at \(Describe.seconds(beats[index])) duplicates beat \(previous)",
                     at: context.source.location(ofBeat: index), beatIndex: index, time: beats[index]))
         }
-        return violations
     }
 }
 
@@ -79,18 +75,16 @@ public struct OutOfDurationRule: ValidationRule {
 
     public init() {}
 
-    public func check(_ context: ValidationContext) -> [Violation] {
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         let duration = context.map.audio.duration
-        var violations: [Violation] = []
         for (index, beat) in context.map.beats.enumerated() where beat.isFinite && (beat < 0 || beat > duration) {
             let why =
                 beat < 0
                 ? "before the start of the audio" : "after the end of the audio (\(Describe.seconds(duration)))"
-            violations.append(
+            sink.report(
                 Violation(
                     "beat \(index) at \(Describe.seconds(beat)) is \(why)",
                     at: context.source.location(ofBeat: index), beatIndex: index, time: beat))
         }
-        return violations
     }
 }

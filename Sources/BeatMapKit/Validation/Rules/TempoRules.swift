@@ -19,36 +19,34 @@ public struct InvalidTempoRule: ValidationRule {
 
     public init() {}
 
-    public func check(_ context: ValidationContext) -> [Violation] {
-        guard let tempo = context.map.tempo else { return [] }
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
+        guard let tempo = context.map.tempo else { return }
         let duration = context.map.audio.duration
-        var violations: [Violation] = []
         for (index, segment) in tempo.enumerated() {
             let location = context.source.location(ofTempoSegment: index)
             if index > 0, segment.time.isFinite, tempo[index - 1].time.isFinite, segment.time <= tempo[index - 1].time {
-                violations.append(
+                sink.report(
                     Violation(
                         "tempo segment \(index) at \(Describe.seconds(segment.time)) does not come after segment \(index - 1) at \(Describe.seconds(tempo[index - 1].time)); segments must be in time order",
                         at: location))
             }
             if segment.time.isFinite, segment.time < 0 || segment.time > duration {
-                violations.append(
+                sink.report(
                     Violation(
                         "tempo segment \(index) starts at \(Describe.seconds(segment.time)), outside the track (0…\(Describe.seconds(duration)))",
                         at: location))
             }
             if segment.bpm.isFinite, segment.bpm < TempoLimits.minimumBPM || segment.bpm > TempoLimits.maximumBPM {
-                violations.append(
+                sink.report(
                     Violation(
                         "tempo segment \(index) has \(Describe.bpm(segment.bpm)), outside \(Int(TempoLimits.minimumBPM))…\(Int(TempoLimits.maximumBPM)) BPM",
                         at: location))
             }
             if let perBar = segment.beatsPerBar, perBar < 1 {
-                violations.append(
+                sink.report(
                     Violation("tempo segment \(index) has beatsPerBar \(perBar); it must be at least 1", at: location))
             }
         }
-        return violations
     }
 }
 
@@ -78,23 +76,21 @@ public struct OffGridRule: ValidationRule {
 
     public init() {}
 
-    public func check(_ context: ValidationContext) -> [Violation] {
-        guard let grid = context.grid else { return [] }
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
+        guard let grid = context.grid else { return }
         let tolerance = context.configuration.gridTolerance
         let subdivisions = context.configuration.subdivisions.isEmpty ? [1] : context.configuration.subdivisions
         let inferred = context.gridIsInferred ? " (inferred)" : ""
-        var violations: [Violation] = []
         for (index, beat) in context.map.beats.enumerated() where beat.isFinite {
             let point = grid.nearestPoint(to: beat, subdivisions: subdivisions, boundaryTolerance: tolerance)
             guard abs(point.error) > tolerance + 1e-9 else { continue }
             let bpm = grid.segments[point.segment].bpm
             let step = point.subdivision == 1 ? "" : " (1/\(point.subdivision) beat)"
-            violations.append(
+            sink.report(
                 Violation(
                     "beat \(index) at \(Describe.seconds(beat)) is \(Describe.milliseconds(point.error, signed: true)) off the \(Describe.bpm(bpm))\(inferred) grid; nearest grid point\(step) is \(Describe.seconds(point.time))",
                     at: context.source.location(ofBeat: index), beatIndex: index, time: beat))
         }
-        return violations
     }
 }
 
@@ -115,21 +111,19 @@ public struct GapRule: ValidationRule {
 
     public init() {}
 
-    public func check(_ context: ValidationContext) -> [Violation] {
-        guard context.configuration.isFullBeatMap, let grid = context.grid else { return [] }
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
+        guard context.configuration.isFullBeatMap, let grid = context.grid else { return }
         let beats = context.map.beats
         let limit = context.configuration.maximumGapBeats
-        var violations: [Violation] = []
         context.forEachStepForward { previous, index in
             let interval = beats[index] - beats[previous]
             let inBeats = interval / grid.beatLength(at: beats[previous])
             guard inBeats > limit + 1e-9 else { return }
-            violations.append(
+            sink.report(
                 Violation(
                     "gap of \(String(format: "%.2f", inBeats)) beats (\(Describe.seconds(interval))) between beat \(previous) at \(Describe.seconds(beats[previous])) and beat \(index); a beat may be missing",
                     at: context.source.location(ofBeat: index), beatIndex: index, time: beats[index]))
         }
-        return violations
     }
 }
 
@@ -155,10 +149,9 @@ public struct HitWindowOverlapRule: ValidationRule {
 
     public init() {}
 
-    public func check(_ context: ValidationContext) -> [Violation] {
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         let beats = context.map.beats
         let minimum = 2 * context.configuration.hitWindow
-        var violations: [Violation] = []
         // A run of close beats: its first beat, the beat after it (the finding's beat), its last beat,
         // and how many beats it holds — counted by steps, since beats out of order are skipped.
         var runStart: Int?
@@ -169,7 +162,7 @@ public struct HitWindowOverlapRule: ValidationRule {
         func flush() {
             guard let start = runStart else { return }
             let span = runBeats == 2 ? "beats \(start) and \(runEnd)" : "\(runBeats) beats from \(start) to \(runEnd)"
-            violations.append(
+            sink.report(
                 Violation(
                     "\(span) are closer than 2× the ±\(Describe.milliseconds(context.configuration.hitWindow)) hit window (closest \(Describe.milliseconds(closest)) apart); a tap there is ambiguous",
                     at: context.source.location(ofBeat: runSecond), beatIndex: runSecond, time: beats[runSecond]))
@@ -193,6 +186,5 @@ public struct HitWindowOverlapRule: ValidationRule {
             }
         }
         flush()
-        return violations
     }
 }
