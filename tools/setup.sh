@@ -5,7 +5,7 @@
 # Extra Debian package names given as arguments are installed too (tools/bench/setup.sh uses that).
 set -euo pipefail
 if [ "$(uname)" = "Darwin" ]; then
-  brew install pkg-config libsndfile aubio portaudio
+  brew install pkg-config libsndfile aubio portaudio lame
   exit 0
 fi
 PACKAGES=(
@@ -16,6 +16,7 @@ PACKAGES=(
   jackd2            # tests: JACK's dummy backend, a paced virtual output device for `beatmap preview`
   tmux              # tests: drives `beatmap preview`'s terminal interface
   sox               # tools/bench (render peer), tools/hostile-audio.py, tools/fuzz/make-seeds.sh
+  lame              # tests: MP3s with and without LAME's gapless tag
   python3           # tools/hostile-audio.py runs the hostile audio corpus in CI
 )
 PACKAGES+=("$@")

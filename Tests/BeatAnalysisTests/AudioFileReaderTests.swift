@@ -49,6 +49,56 @@ struct AudioFileReaderTests {
         #expect(reader.framesRead == Int64(frames))
     }
 
+    /// Every mono sample of the file at `url`.
+    static func samples(of url: URL) throws -> [Float] {
+        let reader = try AudioFileReader(url: url)
+        var all: [Float] = []
+        var block = [Float](repeating: 0, count: 4096)
+        while true {
+            let count = try block.withUnsafeMutableBufferPointer { buffer in
+                try reader.readMono(into: buffer.baseAddress!, frames: buffer.count)
+            }
+            if count == 0 { break }
+            all += block[0..<count]
+        }
+        return all
+    }
+
+    /// Runs LAME (Debian `lame`, installed by tools/setup.sh) on a WAV.
+    static func lame(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["lame", "--quiet"] + arguments
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "lame \(arguments)")
+    }
+
+    @Test("an MP3 with LAME's tag decodes gaplessly; without it, the encoder's 1,105-sample delay stays")
+    func mp3EncoderDelay() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mp3-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = folder.appendingPathComponent("clicks.wav")
+        try WAVWriter.write(TestTracks.clicks(bpm: 120, start: 0.5, duration: 6).track, to: wav)
+        let tagged = folder.appendingPathComponent("tagged.mp3")
+        let untagged = folder.appendingPathComponent("untagged.mp3")
+        try Self.lame(["-b", "192", wav.path, tagged.path])
+        try Self.lame(["-t", "-b", "192", wav.path, untagged.path])
+        func firstClick(_ samples: [Float]) -> Int? { samples.firstIndex { abs($0) > 0.2 } }
+        let reference = try Self.samples(of: wav)
+        let gapless = try Self.samples(of: tagged)
+        let delayed = try Self.samples(of: untagged)
+        let click = try #require(firstClick(reference))
+        #expect(click == 22_050)
+        // The tag carries the delay and padding: mpg123 (through libsndfile) removes both.
+        #expect(gapless.count == reference.count)
+        #expect(abs(try #require(firstClick(gapless)) - click) <= 2)
+        // Without the tag nothing says how much to remove: LAME's 576 + 529 samples stay in front.
+        #expect(abs(try #require(firstClick(delayed)) - click - 1105) <= 2)
+        #expect(delayed.count > reference.count)
+    }
+
     @Test("a file that is not audio, and a missing file, give errors that name the file")
     func errors() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
