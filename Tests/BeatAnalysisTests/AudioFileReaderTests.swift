@@ -76,8 +76,7 @@ struct AudioFileReaderTests {
 
     @Test("an MP3 with LAME's tag decodes gaplessly; without it, the encoder's 1,105-sample delay stays")
     func mp3EncoderDelay() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mp3-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TestTracks.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let wav = folder.appendingPathComponent("clicks.wav")
         try WAVWriter.write(TestTracks.clicks(bpm: 120, start: 0.5, duration: 6).track, to: wav)

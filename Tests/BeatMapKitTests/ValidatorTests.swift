@@ -85,32 +85,38 @@ struct ValidatorTests {
 
     @Test("a config file sets severities and tolerances; unknown settings are refused")
     func configurationFile() throws {
+        try Self.withConfigurationFile { folder, file in
+            try Data(
+                "{ \"rules\": { \"gap\": \"error\", \"hit-window-overlap\": \"off\" }, \"toleranceMs\": 8, \"subdivisions\": [1, 2] }"
+                    .utf8
+            )
+            .write(to: file)
+            var configuration = ValidationConfiguration()
+            try configuration.apply(configurationFileAt: file)
+            #expect(configuration.severities["gap"] == .error)
+            #expect(configuration.disabledRules == ["hit-window-overlap"])
+            #expect(configuration.gridTolerance == 0.008)
+            #expect(configuration.subdivisions == [1, 2])
+            let sub = folder.appendingPathComponent("a/b")
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            #expect(
+                ValidationConfiguration.findConfigurationFile(from: sub)?.standardizedFileURL.path
+                    == file.standardizedFileURL.path)
+
+            try Data("{ \"tolerance\": 8 }".utf8).write(to: file)
+            var other = ValidationConfiguration()
+            #expect(throws: ConfigurationError.self) { try other.apply(configurationFileAt: file) }
+            try Data("{ \"rules\": { \"no-such-rule\": \"off\" } }".utf8).write(to: file)
+            #expect(throws: ConfigurationError.self) { try other.apply(configurationFileAt: file) }
+        }
+    }
+
+    /// Runs `body` with a temporary folder and the path of a configuration file in it.
+    static func withConfigurationFile(_ body: (_ folder: URL, _ file: URL) throws -> Void) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cfg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent(ValidationConfiguration.fileName)
-        try Data(
-            "{ \"rules\": { \"gap\": \"error\", \"hit-window-overlap\": \"off\" }, \"toleranceMs\": 8, \"subdivisions\": [1, 2] }"
-                .utf8
-        )
-        .write(to: file)
-        var configuration = ValidationConfiguration()
-        try configuration.apply(configurationFileAt: file)
-        #expect(configuration.severities["gap"] == .error)
-        #expect(configuration.disabledRules == ["hit-window-overlap"])
-        #expect(configuration.gridTolerance == 0.008)
-        #expect(configuration.subdivisions == [1, 2])
-        let sub = folder.appendingPathComponent("a/b")
-        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
-        #expect(
-            ValidationConfiguration.findConfigurationFile(from: sub)?.standardizedFileURL.path
-                == file.standardizedFileURL.path)
-
-        try Data("{ \"tolerance\": 8 }".utf8).write(to: file)
-        var other = ValidationConfiguration()
-        #expect(throws: ConfigurationError.self) { try other.apply(configurationFileAt: file) }
-        try Data("{ \"rules\": { \"no-such-rule\": \"off\" } }".utf8).write(to: file)
-        #expect(throws: ConfigurationError.self) { try other.apply(configurationFileAt: file) }
+        try body(folder, folder.appendingPathComponent(ValidationConfiguration.fileName))
     }
 
     /// A map whose `beats` member is `beats`.
@@ -195,20 +201,18 @@ struct ValidatorTests {
 
     @Test("maxFindingsPerRule in the configuration file: a whole number, 0 for no limit")
     func findingsLimitSetting() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("limit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent(ValidationConfiguration.fileName)
-        for (text, expected) in [("5", 5 as Int?), ("0", nil)] {
-            try Data("{ \"maxFindingsPerRule\": \(text) }".utf8).write(to: file)
-            var configuration = ValidationConfiguration()
-            try configuration.apply(configurationFileAt: file)
-            #expect(configuration.maximumFindingsPerRule == expected)
-        }
-        for bad in ["-1", "2.5", "\"all\""] {
-            try Data("{ \"maxFindingsPerRule\": \(bad) }".utf8).write(to: file)
-            var configuration = ValidationConfiguration()
-            #expect(throws: ConfigurationError.self) { try configuration.apply(configurationFileAt: file) }
+        try Self.withConfigurationFile { _, file in
+            for (text, expected) in [("5", 5 as Int?), ("0", nil)] {
+                try Data("{ \"maxFindingsPerRule\": \(text) }".utf8).write(to: file)
+                var configuration = ValidationConfiguration()
+                try configuration.apply(configurationFileAt: file)
+                #expect(configuration.maximumFindingsPerRule == expected)
+            }
+            for bad in ["-1", "2.5", "\"all\""] {
+                try Data("{ \"maxFindingsPerRule\": \(bad) }".utf8).write(to: file)
+                var configuration = ValidationConfiguration()
+                #expect(throws: ConfigurationError.self) { try configuration.apply(configurationFileAt: file) }
+            }
         }
     }
 }
