@@ -93,6 +93,10 @@ struct BeatPlotTests {
         #expect(first == second)
         #expect(first.contains("a&lt;b &amp; &quot;c&quot;"))
         #expect(wellFormed(first))
+        // A control character XML cannot carry, even escaped, becomes U+FFFD.
+        let control = BeatPlot(map: SampleMaps.tempoChange, series: Self.series(), title: "x\u{01}y").svg
+        #expect(control.contains("x\u{FFFD}y"))
+        #expect(wellFormed(control))
     }
 
     @Test("m:ss times parse")

@@ -67,22 +67,8 @@ public struct BeatPlot: Sendable {
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(format: "%.1f", rounded)
     }
 
-    /// Text safe inside SVG elements and attributes.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                if character.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\t" }) { out.append(character) }
-            }
-        }
-        return out
-    }
+    /// Text safe inside SVG elements and attributes (the XML escaping the JUnit reporter uses).
+    static func escape(_ text: String) -> String { XML.escape(text) }
 
     // MARK: Beats and bars
 
