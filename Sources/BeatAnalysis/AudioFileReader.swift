@@ -165,9 +165,11 @@ public final class AudioFileReader {
     }
 
     /// After reading to the end: why the file looks truncated, or `nil`. A FLAC stream that ends before
-    /// the length its header announces, or a WAV/AIFF/W64/RF64/CAF whose data chunk is shorter than its
-    /// header says (libsndfile then reads what is there and notes "should be" in its log).
+    /// the length its header announces, a WAV/AIFF/W64/RF64/CAF whose data chunk is shorter than its
+    /// header says (libsndfile then reads what is there and notes "should be" in its log), or an Ogg
+    /// file (Vorbis, Opus) whose last page is cut short or is not its stream's last (``OggTail``).
     public func truncation() -> String? {
+        if majorFormat == Int32(SF_FORMAT_OGG) { return OggTail.truncation(ofFileAt: path) }
         if majorFormat == Int32(SF_FORMAT_FLAC), declaredFrames > 0, declaredFrames < Int64.max / 2,
             framesRead < declaredFrames
         {

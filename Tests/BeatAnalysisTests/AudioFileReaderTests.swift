@@ -98,6 +98,39 @@ struct AudioFileReaderTests {
         #expect(delayed.count > reference.count)
     }
 
+    @Test("a truncated Ogg is told from a whole one: a page cut short, or no end-of-stream page")
+    func truncatedOgg() throws {
+        let folder = try TestTracks.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bytes = [UInt8](try Data(contentsOf: Self.root.appendingPathComponent("Audio/demo-120.ogg")))
+        // The last page starts at the last "OggS" (the demo's final page is small).
+        let capture: [UInt8] = Array("OggS".utf8)
+        let lastPage = try #require(
+            (0...(bytes.count - 4)).reversed().first { Array(bytes[$0..<($0 + 4)]) == capture })
+        func truncation(_ name: String, _ data: ArraySlice<UInt8>) throws -> String? {
+            let url = folder.appendingPathComponent(name)
+            try Data(data).write(to: url)
+            let reader = try AudioFileReader(url: url)
+            _ = try reader.countRemainingFrames()
+            return reader.truncation()
+        }
+        #expect(try truncation("whole.ogg", bytes[...]) == nil)
+        let cut = try truncation("cut.ogg", bytes.prefix(bytes.count * 6 / 10))
+        #expect(cut?.contains("the last Ogg page is cut short") == true)
+        let boundary = try truncation("boundary.ogg", bytes.prefix(lastPage))
+        #expect(boundary?.contains("ends without its end-of-stream page") == true)
+
+        // The analyzer refuses it with the same reason, naming the file.
+        let url = folder.appendingPathComponent("cut.ogg")
+        do {
+            _ = try BeatMapAnalyzer().analyze(url, mapURL: folder.appendingPathComponent("cut.beatmap.json"))
+            Issue.record("a truncated Ogg was analysed")
+        } catch {
+            #expect(error.localizedDescription.hasPrefix(url.path + ": "))
+            #expect(error.localizedDescription.contains("truncated"))
+        }
+    }
+
     @Test("a file that is not audio, and a missing file, give errors that name the file")
     func errors() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")

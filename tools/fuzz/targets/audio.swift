@@ -63,6 +63,8 @@ public func fuzzAudioDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
             total += frames
         }
         require(reader.framesRead == Int64(total), "framesRead \(reader.framesRead) != \(total)")
+        // The truncation checks (FLAC length, chunk sizes, Ogg's last page and CRC) on whatever is left.
+        if let reason = reader.truncation() { require(!reason.isEmpty, "an empty truncation reason") }
     } catch {
         expectNamed(error)
     }
