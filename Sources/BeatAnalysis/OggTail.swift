@@ -6,9 +6,9 @@ import Foundation
 /// its headers, so libsndfile decodes a cut file to its cut without complaint; but every Ogg page
 /// carries its own length and CRC, and a complete stream ends with a page flagged end-of-stream.
 ///
-/// The check reads the file's last 256 KiB (an Ogg page is at most 65,307 bytes), finds the last page
-/// whose CRC is right, and reports the file as truncated when bytes follow that page (a page cut
-/// short) or when that page is not flagged end-of-stream (cut at a page boundary).
+/// The check reads the file's last 256 KiB (an Ogg page is at most 65,307 bytes) and finds the last page
+/// whose CRC is right. When that page is not flagged end-of-stream the file is truncated: cut inside
+/// the next page when bytes follow it, at a page boundary when none do.
 enum OggTail {
     /// Bytes read from the end of the file.
     static let window = 256 * 1024
@@ -31,14 +31,14 @@ enum OggTail {
         var position = tail.count - headerSize
         while position >= 0 {
             if let end = pageEnd(in: tail, at: position) {
+                // A last page flagged end-of-stream completes the stream, whatever follows it (some
+                // taggers append an ID3v1 tag even to Ogg files).
+                if tail[position + 5] & 0x04 != 0 { return nil }
                 if end < tail.count {
                     return
                         "the last Ogg page is cut short (\(tail.count - end) bytes after the last complete page); the file is truncated"
                 }
-                if tail[position + 5] & 0x04 == 0 {
-                    return "the Ogg stream ends without its end-of-stream page; the file is truncated"
-                }
-                return nil
+                return "the Ogg stream ends without its end-of-stream page; the file is truncated"
             }
             position -= 1
         }

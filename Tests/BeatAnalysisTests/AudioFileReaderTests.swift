@@ -119,6 +119,9 @@ struct AudioFileReaderTests {
         #expect(cut?.contains("the last Ogg page is cut short") == true)
         let boundary = try truncation("boundary.ogg", bytes.prefix(lastPage))
         #expect(boundary?.contains("ends without its end-of-stream page") == true)
+        // A tag appended after the end-of-stream page (some taggers write ID3v1 even to Ogg) is not a cut.
+        let tagged = bytes + Array("TAG".utf8) + [UInt8](repeating: 0x20, count: 125)
+        #expect(try truncation("tagged.ogg", tagged[...]) == nil)
 
         // The analyzer refuses it with the same reason, naming the file.
         let url = folder.appendingPathComponent("cut.ogg")
