@@ -143,6 +143,7 @@ public struct BeatSaberFormat: BeatMapConverter {
         var songDuration: Double?
         var firstBeat: Double?
         var lastBeat: Double?
+        var rangeLine: Int?
         var infoPath = url.path
         if let infoURL {
             infoPath = infoURL.path
@@ -177,6 +178,7 @@ public struct BeatSaberFormat: BeatMapConverter {
                 let ours = try file.object(custom, "customData")["beatmapKit"], case .object = ours.kind
             {
                 let members = try file.object(ours, "customData.beatmapKit")
+                rangeLine = file.line(ours)
                 if let node = members["firstBeat"] { firstBeat = try file.number(node, "firstBeat") }
                 if let node = members["lastBeat"] { lastBeat = try file.number(node, "lastBeat") }
             }
@@ -261,15 +263,16 @@ public struct BeatSaberFormat: BeatMapConverter {
             notes: &notes)
         let low = max(firstBeat ?? timeline.beat(atTime: 0).rounded(.up), 0)
         let high = lastBeat ?? timeline.beat(atTime: duration).rounded(.down)
-        guard high - low < 10_000_000 else {
-            throw InterchangeError(path: infoPath, "the tempo map gives over ten million beats")
-        }
+        let recorded = firstBeat != nil || lastBeat != nil
         var beats: [TimeInterval] = []
-        var beat = low
-        while beat <= high {
-            let time = timeline.time(ofBeat: beat)
-            if time >= 0 { beats.append(time) }
-            beat += 1
+        if let range = try FormatSupport.gridBeats(
+            from: low, through: high, path: infoPath, line: recorded ? rangeLine : nil,
+            what: recorded ? "customData.beatmapKit" : "the tempo map")
+        {
+            for beat in range {
+                let time = timeline.time(ofBeat: Double(beat))
+                if time >= 0 { beats.append(time) }
+            }
         }
         let map = BeatMap(
             audio: AudioReference(path: songFile, duration: duration, sampleRate: rate.map { Int($0) }),

@@ -8,6 +8,40 @@ enum FormatSupport {
     /// The largest file an import reads: 64 MiB.
     static let maximumFileSize = 64 * 1024 * 1024
 
+    /// The most beats a tempo-map import (StepMania, osu!, Beat Saber) lays on its grid: ten million
+    /// (a day of music at 120 BPM is 172,800 beats).
+    static let maximumGridBeats = 10_000_000
+
+    /// The largest beat number a tempo-map import counts from or to: 2⁴⁰. Beat numbers come from the
+    /// file (a recorded first beat, a timing point far before 0 s), and a `Double` that large no longer
+    /// changes when 1 is added (1e20 + 1 == 1e20), so counting on from it would never end.
+    static let maximumBeatNumber = 1_099_511_627_776.0
+
+    /// The whole beat numbers `first…last` (`nil` when `last < first`), refusing a range that starts or
+    /// ends beyond ``maximumBeatNumber`` or that, with the `counted` beats before it, gives more than
+    /// ``maximumGridBeats``. Counting over the returned `Int`s always ends.
+    static func gridBeats(
+        from first: Double, through last: Double, counted: Int = 0, path: String, line: Int? = nil, what: String
+    ) throws(InterchangeError) -> ClosedRange<Int>? {
+        let first = first.rounded(.up)
+        let last = last.rounded(.down)
+        if last < first { return nil }
+        guard last - first + Double(counted) < Double(maximumGridBeats) else {
+            throw InterchangeError(path: path, line: line, "\(what) gives over ten million beats")
+        }
+        guard abs(first) <= maximumBeatNumber, abs(last) <= maximumBeatNumber else {
+            throw InterchangeError(
+                path: path, line: line,
+                "\(what) puts the beats at beat numbers \(describe(first))…\(describe(last)), beyond ±2^40")
+        }
+        return Int(first)...Int(last)
+    }
+
+    /// A beat number for a message (`1e+20`, `12`).
+    private static func describe(_ value: Double) -> String {
+        abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
+
     /// The bytes of `url`, with errors naming the file.
     static func bytes(of url: URL) throws(InterchangeError) -> [UInt8] {
         do {

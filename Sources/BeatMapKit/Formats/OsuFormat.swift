@@ -190,17 +190,14 @@ public struct OsuFormat: BeatMapConverter {
                 // A beat within a tenth of a beat of the next timing point is that point's first beat.
                 let limit = min(next - red.beatLength * 0.1, end)
                 // Whole beats k ≥ 0 of this section at or after 0 s and up to the limit.
-                let first = max(0, (-red.time / red.beatLength).rounded(.up))
-                let last = ((limit - red.time) / red.beatLength).rounded(.down)
-                guard last >= first else { continue }
-                guard last - first + Double(beats.count) < 10_000_000 else {
-                    throw InterchangeError(path: path, line: red.line, "the timing points give over ten million beats")
-                }
-                var k = first
-                while k <= last {
-                    beats.append(red.time + k * red.beatLength)
-                    k += 1
-                }
+                let first = max(0, -red.time / red.beatLength)
+                let last = (limit - red.time) / red.beatLength
+                guard
+                    let range = try FormatSupport.gridBeats(
+                        from: first, through: last, counted: beats.count, path: path, line: red.line,
+                        what: "the timing point")
+                else { continue }
+                for k in range { beats.append(red.time + Double(k) * red.beatLength) }
             }
         }
         let duration = try FormatSupport.duration(

@@ -252,17 +252,19 @@ public struct StepManiaFormat: BeatMapConverter {
                 duration = end
                 first = 0
                 last = engine.timeline.beat(atTime: end).rounded(.down)
+                // Checked before stepping back over beats that stops push past the end.
+                _ = try FormatSupport.gridBeats(
+                    from: first, through: last, path: path, line: timing.bpms?.line, what: "#BPMS")
                 while last >= first && engine.noteTime(ofBeat: last) > end { last -= 1 }
             }
             first = max(first, 0)
-            guard last - first < 10_000_000 else {
-                throw InterchangeError(path: path, "the tempo map gives over ten million beats")
-            }
-            var beat = first
-            while beat <= last {
-                let time = engine.noteTime(ofBeat: beat)
-                if time >= 0 { beats.append(time) }
-                beat += 1
+            if let range = try FormatSupport.gridBeats(
+                from: first, through: last, path: path, line: timing.bpms?.line, what: "#BPMS")
+            {
+                for beat in range {
+                    let time = engine.noteTime(ofBeat: Double(beat))
+                    if time >= 0 { beats.append(time) }
+                }
             }
         }
         let dropped = beats.count

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+import Testing
+
+/// Replays the import fuzz target's committed seeds (tools/fuzz/corpus/import/) and every input that once
+/// made it fail (tools/fuzz/regressions/import/) the way tools/fuzz/targets/import.swift does, and checks
+/// its invariants: an import throws an InterchangeError with a message, or gives a map with finite beats
+/// whose text decodes and re-encodes to the same text.
+@Suite("Fuzz regressions: importers")
+struct ImportFuzzRegressionTests {
+    static let regressions = FuzzRegressionTests.inputs(in: "tools/fuzz/regressions/import")
+    static let seeds = FuzzRegressionTests.inputs(in: "tools/fuzz/corpus/import")
+
+    /// What the target's last input byte selects.
+    struct Selection {
+        var format: InterchangeFormat
+        var options: ImportOptions
+        /// The files written into the scratch folder; the first is imported.
+        var files: [(name: String, bytes: [UInt8])]
+    }
+
+    /// The same decoding of the selector byte as the fuzz target's.
+    static func selection(of input: [UInt8]) -> Selection? {
+        guard let selector = input.last.map(Int.init) else { return nil }
+        let content = Array(input.dropLast())
+        let formats = InterchangeFormat.allCases
+        let format = formats[selector % formats.count]
+        let variant = selector / formats.count
+        var options = ImportOptions(beats: variant & 1 == 0 ? .grid : .notes)
+        options.duration = [nil, 30, 0.000_2][(variant >> 1) % 3]
+        var files: [(String, [UInt8])]
+        switch format {
+        case .beatsaber:
+            if variant & 1 == 0, let split = content.firstIndex(of: 0) {
+                files = [
+                    (BeatSaberFormat.infoFileName, Array(content[..<split])),
+                    (BeatSaberFormat.audioDataFileName, Array(content[(split + 1)...])),
+                ]
+            } else {
+                files = [
+                    (variant & 1 == 0 ? BeatSaberFormat.infoFileName : BeatSaberFormat.audioDataFileName, content)
+                ]
+            }
+        case .swift, .sm, .ssc, .osu, .jams:
+            files = [("fuzz.\(format.fileExtension)", content)]
+        case .audacity, .sonicVisualiser, .csv, .txt:
+            files = [("fuzz-\(format.rawValue).\(format.fileExtension)", content)]
+        }
+        return Selection(format: format, options: options, files: files)
+    }
+
+    /// Imports `input` as the fuzz target does; returns the error or the map's text.
+    static func importInput(_ input: [UInt8]) throws -> Result<String, InterchangeError>? {
+        guard let selection = selection(of: input) else { return nil }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("import-fuzz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for file in selection.files { try Data(file.bytes).write(to: folder.appendingPathComponent(file.name)) }
+        do {
+            let result = try Interchange.importMap(
+                from: folder.appendingPathComponent(selection.files[0].name), format: selection.format,
+                options: selection.options, to: nil, workingFolder: folder, overwrite: false)
+            return .success(result.text)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The fuzz target's invariants for `input`.
+    static func checkInvariants(_ input: [UInt8], name: String) throws {
+        switch try importInput(input) {
+        case nil:
+            return
+        case .failure(let error)?:
+            #expect(!error.message.isEmpty, "\(name): an error without a message")
+            if let line = error.line { #expect(line >= 1, "\(name): \(error)") }
+        case .success(let text)?:
+            guard case .map(let map, _) = BeatMapCodec.decode(Array(text.utf8)) else {
+                Issue.record("\(name): the imported map's text is not a valid map:\n\(text)")
+                return
+            }
+            #expect(map.beats.allSatisfy { $0.isFinite }, "\(name): a non-finite beat")
+            #expect(try BeatMapCodec.encode(map) == text, "\(name): not a fixed point")
+        }
+    }
+
+    /// The error importing `text` (plus `selector`) gives, or `nil` when it imports.
+    static func error(_ text: String, selector: UInt8) throws -> InterchangeError? {
+        if case .failure(let error)? = try importInput(Array(text.utf8) + [selector]) { return error }
+        return nil
+    }
+
+    @Test("the committed seeds and crash inputs exist")
+    func corpusPresent() {
+        #expect(Self.seeds.count >= 50)
+        #expect(!Self.regressions.isEmpty)
+    }
+
+    @Test("every seed and crash input keeps the import target's invariants", arguments: regressions + seeds)
+    func invariants(_ url: URL) throws {
+        try Self.checkInvariants(Array(try Data(contentsOf: url)), name: url.lastPathComponent)
+    }
+
+    @Test("a recorded Beat Saber beat range at 1e20 is refused, not counted forever")
+    func farBeatSaberBeats() throws {
+        let info = #"""
+            {"version":"4.0.0","audio":{"bpm":120,"songDuration":10},
+             "customData":{"beatmapKit":{"firstBeat":1e20,"lastBeat":1e20}}}
+            """#
+        let error = try #require(try Self.error(info, selector: 4))
+        #expect(error.line == 2)
+        #expect(error.message == "customData.beatmapKit puts the beats at beat numbers 1e+20…1e+20, beyond ±2^40")
+    }
+}
