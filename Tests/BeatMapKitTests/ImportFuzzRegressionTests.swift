@@ -113,4 +113,25 @@ struct ImportFuzzRegressionTests {
         #expect(error.line == 2)
         #expect(error.message == "customData.beatmapKit puts the beats at beat numbers 1e+20…1e+20, beyond ±2^40")
     }
+
+    @Test("an osu! timing point at -1e20 ms is refused, not counted forever")
+    func farOsuTimingPoint() throws {
+        let osu = "osu file format v14\n[TimingPoints]\n-1e20,1,4,1,0,100,1,0\n"
+        let error = try #require(try Self.error(osu, selector: 23))  // osu!, grid, 30 s
+        #expect(error.line == 3)
+        #expect(error.message.hasSuffix("beyond ±2^40"))
+    }
+
+    @Test("a Swift array with a 30,000-character element is read in one pass (it took 88 s and 2 GB)")
+    func longSwiftElement() throws {
+        let source = "let beatMap: [TimeInterval] = [0.5,\n " + String(repeating: "x", count: 30_000) + "]\n"
+        let error = try #require(try Self.error(source, selector: 0))
+        #expect(error.line == 2)
+        #expect(error.message.hasPrefix("'xxx"))
+        #expect(error.message.hasSuffix("' in beatMap is not a number literal"))
+        // Many declarations whose bracketed type is never closed: each is skipped without rescanning.
+        let unclosed =
+            String(repeating: "let beatMapTempoChanges: [", count: 1_000) + "\nlet beatMap: [TimeInterval] = [1]"
+        #expect(try Self.error(unclosed, selector: 20) == nil)  // Swift, grid, 30 s
+    }
 }

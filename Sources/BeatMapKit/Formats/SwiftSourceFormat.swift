@@ -191,6 +191,9 @@ struct SwiftSourceScanner {
 
     /// The source with comments and strings replaced by spaces, as scalars.
     let code: [Unicode.Scalar]
+    /// For each `[` in `code`, the offset just after its matching `]` (`code.count` when it is not
+    /// closed), so that skipping a bracketed type costs nothing however often it is asked for.
+    private let afterClosingBracket: [Int: Int]
 
     init(_ text: String) {
         var scalars = Array(text.unicodeScalars)
@@ -239,6 +242,14 @@ struct SwiftSourceScanner {
             }
         }
         code = scalars
+        var after: [Int: Int] = [:]
+        var open: [Int] = []
+        for (offset, scalar) in scalars.enumerated() {
+            if scalar == "[" { open.append(offset) }
+            if scalar == "]", let start = open.popLast() { after[start] = offset + 1 }
+        }
+        for start in open { after[start] = scalars.count }
+        afterClosingBracket = after
     }
 
     private func line(at offset: Int) -> Int {
@@ -287,12 +298,7 @@ struct SwiftSourceScanner {
             if let elementType {
                 guard identifier(&cursor) == elementType, expect("]", &cursor) else { continue }
             } else {
-                var depth = 1
-                while cursor < code.count && depth > 0 {
-                    if code[cursor] == "[" { depth += 1 }
-                    if code[cursor] == "]" { depth -= 1 }
-                    cursor += 1
-                }
+                cursor = afterClosingBracket[cursor - 1] ?? code.count
             }
             guard expect("=", &cursor), expect("[", &cursor) else { continue }
             return (name, cursor)
@@ -328,9 +334,9 @@ struct SwiftSourceScanner {
 
     private func nextLet(from start: Int) -> (at: Int, after: Int)? {
         var index = start
-        let word = Array("let".unicodeScalars)
         while index + 3 <= code.count {
-            if Array(code[index..<index + 3]) == word && (index == 0 || !isIdentifierScalar(code[index - 1]))
+            if code[index] == "l" && code[index + 1] == "e" && code[index + 2] == "t"
+                && (index == 0 || !isIdentifierScalar(code[index - 1]))
                 && (index + 3 == code.count || !isIdentifierScalar(code[index + 3]))
             {
                 return (index, index + 3)
@@ -345,6 +351,7 @@ struct SwiftSourceScanner {
         var elements: [Literal] = []
         var depth = 0
         var current = ""
+        var currentIsBlank = true
         var currentStart = start
         var index = start
         var lineNumber = line(at: start)
@@ -353,6 +360,7 @@ struct SwiftSourceScanner {
             let trimmed = current.trimmingCharacters(in: .whitespacesAndNewlines)
             if !trimmed.isEmpty { elements.append(Literal(text: trimmed, line: elementLine)) }
             current = ""
+            currentIsBlank = true
         }
         while index < code.count {
             let scalar = code[index]
@@ -369,10 +377,9 @@ struct SwiftSourceScanner {
                 flush()
                 currentStart = index + 1
             } else {
-                if current.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-                    && !CharacterSet.whitespacesAndNewlines.contains(scalar)
-                {
+                if currentIsBlank && !CharacterSet.whitespacesAndNewlines.contains(scalar) {
                     elementLine = lineNumber
+                    currentIsBlank = false
                 }
                 current.unicodeScalars.append(scalar)
             }
