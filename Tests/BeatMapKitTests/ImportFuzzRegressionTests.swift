@@ -134,4 +134,17 @@ struct ImportFuzzRegressionTests {
             String(repeating: "let beatMapTempoChanges: [", count: 1_000) + "\nlet beatMap: [TimeInterval] = [1]"
         #expect(try Self.error(unclosed, selector: 20) == nil)  // Swift, grid, 30 s
     }
+
+    @Test("a Beat Saber songFrequency of 0.5 Hz is refused, not imported as the invalid sampleRate 0")
+    func fractionalSampleRate() throws {
+        let audioData = #"""
+            {"version":"4.0.0",
+             "songFrequency":0.5,"songSampleCount":5,"bpmData":[{"si":0,"ei":5,"sb":0,"eb":20}]}
+            """#
+        let error = try #require(try Self.error(audioData, selector: 14))  // Beat Saber, AudioData.dat
+        #expect(error.line == 2)
+        #expect(error.message == "songFrequency 0.5 is not a sample rate (a whole number of Hz, 1…768000)")
+        let whole = audioData.replacingOccurrences(of: "0.5", with: "1")
+        #expect(try Self.error(whole, selector: 14) == nil)
+    }
 }

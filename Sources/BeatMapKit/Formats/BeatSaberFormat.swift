@@ -207,8 +207,12 @@ public struct BeatSaberFormat: BeatMapConverter {
                 )
             let frequencyNode = try file.required(data, keys.frequency, in: file.root, "the audio data file")
             let frequency = try file.number(frequencyNode, keys.frequency)
-            guard frequency > 0, frequency <= 768_000 else {
-                throw file.error(frequencyNode, "\(keys.frequency) \(frequency) is not a sample rate")
+            // A whole number of hertz, as the map's audio.sampleRate must be (0.5 Hz became a sample rate of 0).
+            guard frequency >= 1, frequency <= 768_000, frequency == frequency.rounded() else {
+                throw file.error(
+                    frequencyNode,
+                    "\(keys.frequency) \(NumberFormatting.decimal(frequency)) is not a sample rate (a whole number of Hz, 1…768000)"
+                )
             }
             rate = frequency
             if let node = data[keys.count] { sampleCount = try file.number(node, keys.count) }
