@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
 import Foundation
 import Testing
+
+@testable import BeatMapKit
 
 /// Replays the import fuzz target's committed seeds (tools/fuzz/corpus/import/) and every input that once
 /// made it fail (tools/fuzz/regressions/import/) the way tools/fuzz/targets/import.swift does, and checks
@@ -146,5 +147,29 @@ struct ImportFuzzRegressionTests {
         #expect(error.message == "songFrequency 0.5 is not a sample rate (a whole number of Hz, 1…768000)")
         let whole = audioData.replacingOccurrences(of: "0.5", with: "1")
         #expect(try Self.error(whole, selector: 14) == nil)
+    }
+}
+
+/// Limits that inputs of fuzzing size cannot reach.
+@Suite("Import limits")
+struct ImportLimitTests {
+    @Test("an import gives no map larger than the map reader accepts")
+    func mapFileCapacity() throws {
+        let most = JSONParser.maximumValues - FormatSupport.mapOverheadValues
+        var map = BeatMap(
+            audio: AudioReference(duration: 10), tempo: [TempoSegment(time: 0, bpm: 120, beatsPerBar: 4)],
+            beats: [Double](repeating: 0.5, count: most - 4))
+        #expect(throws: Never.self) { try FormatSupport.checkFitsInMapFile(map, path: "x.csv") }
+        map.beats.append(0.5)
+        #expect(
+            throws: InterchangeError(
+                path: "x.csv",
+                "gives 8388541 beats and 1 tempo segment, more than a map file holds (8388608 JSON values: about 8388544 beats)"
+            )
+        ) {
+            try FormatSupport.checkFitsInMapFile(map, path: "x.csv")
+        }
+        // The grid formats' own limit is larger, so this check is what stops them.
+        #expect(FormatSupport.maximumGridBeats > most)
     }
 }

@@ -37,6 +37,22 @@ enum FormatSupport {
         return Int(first)...Int(last)
     }
 
+    /// JSON values of a map besides its beats and tempo segments, at most: the root, `version`, `audio` and
+    /// its members, the containers, and the `analysis` block an import writes.
+    static let mapOverheadValues = 64
+
+    /// Refuses an imported map whose file `BeatMapCodec` could not read back: a map file holds at most
+    /// ``JSONParser/maximumValues`` JSON values (one per beat, up to four per tempo segment).
+    static func checkFitsInMapFile(_ map: BeatMap, path: String) throws(InterchangeError) {
+        let segments = map.tempo?.count ?? 0
+        guard map.beats.count + 4 * segments + mapOverheadValues <= JSONParser.maximumValues else {
+            throw InterchangeError(
+                path: path,
+                "gives \(map.beats.count) beats and \(segments) tempo segment\(segments == 1 ? "" : "s"), more than a map file holds (\(JSONParser.maximumValues) JSON values: about \(JSONParser.maximumValues - mapOverheadValues) beats)"
+            )
+        }
+    }
+
     /// A beat number for a message (`1e+20`, `12`).
     private static func describe(_ value: Double) -> String {
         abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
