@@ -128,8 +128,7 @@ struct ImportFuzzRegressionTests {
         let source = "let beatMap: [TimeInterval] = [0.5,\n " + String(repeating: "x", count: 30_000) + "]\n"
         let error = try #require(try Self.error(source, selector: 0))
         #expect(error.line == 2)
-        #expect(error.message.hasPrefix("'xxx"))
-        #expect(error.message.hasSuffix("' in beatMap is not a number literal"))
+        #expect(error.message == "'" + String(repeating: "x", count: 60) + "…' in beatMap is not a number literal")
         // Many declarations whose bracketed type is never closed: each is skipped without rescanning.
         let unclosed =
             String(repeating: "let beatMapTempoChanges: [", count: 1_000) + "\nlet beatMap: [TimeInterval] = [1]"
@@ -147,6 +146,23 @@ struct ImportFuzzRegressionTests {
         #expect(error.message == "songFrequency 0.5 is not a sample rate (a whole number of Hz, 1…768000)")
         let whole = audioData.replacingOccurrences(of: "0.5", with: "1")
         #expect(try Self.error(whole, selector: 14) == nil)
+    }
+}
+
+/// How errors quote the files they are about.
+@Suite("Import error messages")
+struct ImportMessageTests {
+    @Test("quoted file text is cut at 60 characters and control characters are escaped")
+    func quotedText() throws {
+        let line = "\u{1B}]0;owned\u{07}\u{1B}[31m" + String(repeating: "é", count: 100)
+        // An Audacity label track (fields are split at tabs only).
+        let error = try #require(try ImportFuzzRegressionTests.error("0.5\t0.5\t1\n" + line + "\t1\t2\n", selector: 5))
+        #expect(error.line == 2)
+        #expect(
+            error.message
+                == "'\\u{1B}]0;owned\\u{7}\\u{1B}[31m" + String(repeating: "é", count: 45)
+                + "…' is not a time in seconds (expected start<TAB>end<TAB>label)")
+        #expect(!error.message.unicodeScalars.contains { $0.value < 0x20 })
     }
 }
 

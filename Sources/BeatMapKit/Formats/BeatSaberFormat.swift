@@ -152,7 +152,8 @@ public struct BeatSaberFormat: BeatMapConverter {
             if let version = info["version"] {
                 let text = try file.string(version, "version")
                 guard text.hasPrefix("4.") else {
-                    throw file.error(version, "Info.dat version \(text) is not supported (v4 and v2 are)")
+                    throw file.error(
+                        version, "Info.dat version \(FormatSupport.shown(text)) is not supported (v4 and v2 are)")
                 }
                 let audioNode = try file.required(info, "audio", in: file.root, "Info.dat")
                 let audio = try file.object(audioNode, "audio")

@@ -53,6 +53,31 @@ enum FormatSupport {
         }
     }
 
+    /// Text from a file as a message quotes it: at most 60 characters (then `…`), with control characters
+    /// shown as escapes (`\u{1B}`), so that a 64 MiB line or a terminal escape sequence in a file never
+    /// reaches the terminal whole.
+    static func shown(_ text: some StringProtocol) -> String {
+        var out = ""
+        var count = 0
+        for character in text {
+            if count == 60 {
+                out += "…"
+                break
+            }
+            count += 1
+            if character.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+                for scalar in character.unicodeScalars {
+                    out +=
+                        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                        ? "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" : String(scalar)
+                }
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
     /// A beat number for a message (`1e+20`, `12`).
     private static func describe(_ value: Double) -> String {
         abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
@@ -192,7 +217,7 @@ enum FormatSupport {
         let estimate = NumberFormatting.roundedToMicroseconds(max(last + step, 0.001))
         notes.append(
             "\(url.path) does not give the audio's duration"
-                + (audioPath.map { " and its audio \($0) was not found or could not be decoded" } ?? "")
+                + (audioPath.map { " and its audio \(shown($0)) was not found or could not be decoded" } ?? "")
                 + "; audio.duration set to \(NumberFormatting.decimal(estimate)) s (the last beat plus one interval): pass --duration to set it"
         )
         return estimate

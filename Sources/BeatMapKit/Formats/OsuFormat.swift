@@ -122,7 +122,8 @@ public struct OsuFormat: BeatMapConverter {
                     let length = FormatSupport.number(fields[1])
                 else {
                     throw InterchangeError(
-                        path: path, line: number, "timing point '\(line)' does not start with time,beatLength")
+                        path: path, line: number,
+                        "timing point '\(FormatSupport.shown(line))' does not start with time,beatLength")
                 }
                 let uninherited = fields.count > 6 ? fields[6] == "1" : length > 0
                 guard uninherited else { continue }
@@ -135,7 +136,8 @@ public struct OsuFormat: BeatMapConverter {
                 if fields.count > 2 {
                     guard let value = FormatSupport.integer(fields[2]), value > 0 else {
                         throw InterchangeError(
-                            path: path, line: number, "timing point meter '\(fields[2])' is not a positive whole number"
+                            path: path, line: number,
+                            "timing point meter '\(FormatSupport.shown(fields[2]))' is not a positive whole number"
                         )
                     }
                     meter = value
@@ -144,7 +146,9 @@ public struct OsuFormat: BeatMapConverter {
             case "HitObjects":
                 let fields = line.split(separator: ",", omittingEmptySubsequences: false)
                 guard fields.count >= 4, let time = FormatSupport.number(fields[2]) else {
-                    throw InterchangeError(path: path, line: number, "hit object '\(line)' does not have x,y,time,type")
+                    throw InterchangeError(
+                        path: path, line: number,
+                        "hit object '\(FormatSupport.shown(line))' does not have x,y,time,type")
                 }
                 hitTimes.append(time / 1000)
             default:

@@ -217,7 +217,7 @@ public struct StepManiaFormat: BeatMapConverter {
         var notes: [String] = []
         if let chosen, charts.count > 1 {
             notes.append(
-                "\(path): beats taken from the \(chosen.chart.stepsType) chart '\(chosen.chart.description)' (the first with notes of \(charts.count))"
+                "\(path): beats taken from the \(FormatSupport.shown(chosen.chart.stepsType)) chart '\(FormatSupport.shown(chosen.chart.description))' (the first with notes of \(charts.count))"
             )
         }
         var beats: [TimeInterval] = []
@@ -311,7 +311,8 @@ public struct StepManiaFormat: BeatMapConverter {
             if let tag = timing.offset {
                 guard let value = FormatSupport.number(tag.value) else {
                     throw InterchangeError(
-                        path: path, line: tag.line, "#OFFSET: '\(tag.value)' is not a number of seconds")
+                        path: path, line: tag.line,
+                        "#OFFSET: '\(FormatSupport.shown(tag.value))' is not a number of seconds")
                 }
                 offset = value
             }
@@ -358,7 +359,8 @@ public struct StepManiaFormat: BeatMapConverter {
                 guard parts.count >= 2, let beat = FormatSupport.number(parts[0]),
                     let value = FormatSupport.number(parts[1])
                 else {
-                    throw InterchangeError(path: path, line: tag.line, "#\(name): '\(trimmed)' is not beat=value")
+                    throw InterchangeError(
+                        path: path, line: tag.line, "#\(name): '\(FormatSupport.shown(trimmed))' is not beat=value")
                 }
                 pairs.append((beat, value))
             }

@@ -112,7 +112,8 @@ public struct SwiftSourceFormat: BeatMapConverter {
         for element in try source.arrayElements(from: beatsStart, path: path) {
             guard let value = SwiftSourceScanner.floatLiteral(element.text) else {
                 throw InterchangeError(
-                    path: path, line: element.line, "'\(element.text)' in \(name) is not a number literal")
+                    path: path, line: element.line,
+                    "'\(FormatSupport.shown(element.text))' in \(name) is not a number literal")
             }
             beats.append(value)
         }
@@ -121,7 +122,8 @@ public struct SwiftSourceFormat: BeatMapConverter {
         if let (_, literal) = source.findScalar(property: name + "Duration") {
             guard let value = SwiftSourceScanner.floatLiteral(literal.text) else {
                 throw InterchangeError(
-                    path: path, line: literal.line, "\(name)Duration: '\(literal.text)' is not a number literal")
+                    path: path, line: literal.line,
+                    "\(name)Duration: '\(FormatSupport.shown(literal.text))' is not a number literal")
             }
             fileDuration = value
         }
@@ -131,7 +133,8 @@ public struct SwiftSourceFormat: BeatMapConverter {
             for element in try source.arrayElements(from: changesStart, path: path) {
                 guard let segment = SwiftSourceScanner.tempoTuple(element.text) else {
                     throw InterchangeError(
-                        path: path, line: element.line, "'\(element.text)' is not a (time: …, bpm: …) tuple")
+                        path: path, line: element.line,
+                        "'\(FormatSupport.shown(element.text))' is not a (time: …, bpm: …) tuple")
                 }
                 segments.append(segment)
             }
@@ -139,7 +142,8 @@ public struct SwiftSourceFormat: BeatMapConverter {
         } else if let (_, literal) = source.findScalar(property: name + "BPM") {
             guard let bpm = SwiftSourceScanner.floatLiteral(literal.text) else {
                 throw InterchangeError(
-                    path: path, line: literal.line, "\(name)BPM: '\(literal.text)' is not a number literal")
+                    path: path, line: literal.line,
+                    "\(name)BPM: '\(FormatSupport.shown(literal.text))' is not a number literal")
             }
             if bpm > 0, let first = beats.first { tempo = [TempoSegment(time: first, bpm: bpm)] }
         }
