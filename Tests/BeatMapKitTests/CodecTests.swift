@@ -137,6 +137,16 @@ struct CodecTests {
         }
     }
 
+    @Test("an empty file reads as no bytes (without Foundation's leaking chunked read)")
+    func emptyFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("codec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let empty = folder.appendingPathComponent("empty.sm")
+        try Data().write(to: empty)
+        #expect(try BeatMapCodec.readBytes(of: empty) == [])
+    }
+
     @Test("SHA-256 matches known digests")
     func sha256() {
         #expect(

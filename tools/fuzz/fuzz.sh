@@ -14,7 +14,7 @@
 # `// fuzz-options: -flag=value…` of libFuzzer options it needs). Its seed corpus is
 # tools/fuzz/corpus/NAME/ (plus tools/fuzz/corpus/NAME-generated/ if tools/fuzz/make-seeds.sh makes
 # one), and inputs that once crashed it are kept in tools/fuzz/regressions/NAME/ and replayed by
-# `regress` and by the Swift tests. To add a target for a new module (an importer, say): add its
+# `regress` and by the Swift tests. To add a target for a new module: add its
 # line to MODULES below, write targets/NAME.swift, and put a few valid and nasty seeds in corpus/NAME/.
 set -euo pipefail
 
@@ -162,7 +162,10 @@ case "$cmd" in
       build_target "$t"
       mapfile -t files < <(for d in $(seed_dirs "$t"); do find "$d" -type f ! -name 'README*'; done | sort)
       echo "fuzz.sh: $t: replaying ${#files[@]} inputs" >&2
-      [ "${#files[@]}" -eq 0 ] || "$OUT/bin/fuzz-$t" -timeout=10 -rss_limit_mb=2048 "${files[@]}" 2>"$OUT/regress-$t.log" \
+      # Artifacts of a failing input go under .build, not into the current folder.
+      mkdir -p "$OUT/artifacts/$t"
+      [ "${#files[@]}" -eq 0 ] || "$OUT/bin/fuzz-$t" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$OUT/artifacts/$t/" \
+        "${files[@]}" 2>"$OUT/regress-$t.log" \
         || { cat "$OUT/regress-$t.log" >&2; die "$t: an input failed"; }
     done
     ;;

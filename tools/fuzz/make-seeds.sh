@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Regenerates the committed seed corpora of tools/fuzz/corpus/ from scratch: tiny audio files
 # synthesised with sox (so we own them) in every container libsndfile reads, plus nasty variants
-# (truncated, header-only, wrong extension); and beat maps, valid and hostile.
+# (truncated, header-only, wrong extension); beat maps, valid and hostile; and files of every import
+# format: the demo maps (BeatMaps/) exported by the built `beatmap` (BEATMAP=path, default
+# .build/debug/beatmap, built with `swift build --product beatmap`) plus hand-made hostile variants.
 # Needs sox (tools/setup.sh installs it). Output is deterministic for a given sox version.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 AUDIO="$ROOT/tools/fuzz/corpus/audio"
 MAP="$ROOT/tools/fuzz/corpus/map"
-mkdir -p "$AUDIO" "$MAP"
-rm -f "$AUDIO"/* "$MAP"/*
+IMPORT="$ROOT/tools/fuzz/corpus/import"
+BEATMAP="${BEATMAP:-$ROOT/.build/debug/beatmap}"
+[ -x "$BEATMAP" ] || { echo "make-seeds.sh: no $BEATMAP (run swift build --product beatmap)" >&2; exit 2; }
+mkdir -p "$AUDIO" "$MAP" "$IMPORT"
+rm -f "$AUDIO"/* "$MAP"/* "$IMPORT"/*
 
 # --- audio: 40 ms of a 440 Hz tone at 8 kHz, so each file is a few hundred bytes. -R -D: no random
 # dither, so the bytes are the same on every run.
@@ -82,4 +87,72 @@ printf '\x00\x01\x02{}' >"$MAP/binary.json"
 printf '{"version":1,"audio":{"duration":8e12},"beats":[8.9e12,9.1e12,1e20,-0.0,0.1e-7]}' >"$MAP/big-numbers.json"
 printf '{"version":1,"audio":{"duration":8},"beats":[0.5,1,1.5,2,2.5,3,3.5,4,4.5,5,5.5,6,6.5,7,7.5]}\n' >"$MAP/steady.json"
 printf '{"version":1,"audio":{"duration":100},"beats":[0,1e-9,2e-9,3e-9]}' >"$MAP/tiny-intervals.json"
-echo "seeds: $(ls "$AUDIO" | wc -l) audio, $(ls "$MAP" | wc -l) map" >&2
+# --- import: each seed is the file's bytes plus one selector byte (see targets/import.swift):
+# selector = 10 × variant + format index (swift 0, sm 1, ssc 2, osu 3, beatsaber 4, audacity 5,
+# sonic-visualiser 6, jams 7, csv 8, txt 9); variant bit 0 = note beats (Beat Saber: the file is
+# AudioData.dat), (variant >> 1) % 3 = no --duration, 30 s, 0.0002 s. A Beat Saber Info.dat seed is
+# Info.dat, a NUL byte, then AudioData.dat.
+FORMATS=(swift sm ssc osu beatsaber audacity sonic-visualiser jams csv txt)
+index_of() { local i; for i in "${!FORMATS[@]}"; do [ "${FORMATS[$i]}" = "$1" ] && { echo "$i"; return; }; done; exit 2; }
+# seed NAME FORMAT VARIANT: stdin plus the selector byte → corpus/import/NAME.
+seed() {
+  local selector=$(($3 * 10 + $(index_of "$2")))
+  { cat; printf "\\$(printf '%03o' "$selector")"; } >"$IMPORT/$1"
+}
+SCRATCH="$(mktemp -d)"
+trap 'rm -rf "$SCRATCH"' EXIT
+for map in "$ROOT"/BeatMaps/*.beatmap.json; do
+  name="$(basename "$map" .beatmap.json)"
+  for format in "${FORMATS[@]}"; do
+    if [ "$format" = beatsaber ]; then
+      "$BEATMAP" export "$map" --format beatsaber -o "$SCRATCH/$name-bs" >/dev/null
+      { cat "$SCRATCH/$name-bs/Info.dat"; printf '\0'; cat "$SCRATCH/$name-bs/AudioData.dat"; } | seed "$name.beatsaber" beatsaber 0
+      seed "$name.audiodata" beatsaber 1 <"$SCRATCH/$name-bs/AudioData.dat"
+    else
+      "$BEATMAP" export "$map" --format "$format" >"$SCRATCH/$name.$format"
+      seed "$name.$format" "$format" 0 <"$SCRATCH/$name.$format"
+    fi
+  done
+  # Note beats from the game formats, and a --duration for the plain lists.
+  seed "$name.notes.sm" sm 1 <"$SCRATCH/$name.sm"
+  seed "$name.notes.osu" osu 1 <"$SCRATCH/$name.osu"
+  seed "$name.duration.csv" csv 2 <"$SCRATCH/$name.csv"
+done
+# Empty files of every format; truncated exports.
+for format in "${FORMATS[@]}"; do seed "empty.$format" "$format" 0 </dev/null; done
+for format in swift sm ssc osu jams audacity; do
+  head -c 300 "$SCRATCH/demo-tempo-change.$format" | seed "truncated.$format" "$format" 0
+done
+head -c 200 "$SCRATCH/demo-120-bs/Info.dat" | seed truncated.beatsaber beatsaber 0
+# StepMania: huge, zero and negative BPMs, far offsets, NaN text, stops, delays, warps, odd notes.
+printf '#OFFSET:-1e9;\n#BPMS:0=1e300;\n#STOPS:0=1000;\n' | seed huge-bpm.sm sm 2
+printf '#OFFSET:nan;\n#BPMS:0=120;\n' | seed nan-offset.sm sm 0
+printf '#OFFSET:0;\n#BPMS:0=120,4=inf,8=-60,12=0;\n' | seed bad-bpms.sm sm 2
+printf '#OFFSET:1e300;\n#BPMS:0=120;\n#NOTES:dance-single:x:Beginner:1:0:\n1000\n0000\n,\n0100\n;\n' | seed far-offset.sm sm 1
+printf '#BPMS:0=120,1e15=240;\n#STOPS:1=-5,2=1e300;\n#DELAYS:3=0.5;\n#NOTES:a:b:c:d:e:\n1\n2\n4\nL\n,,,,\nM\n;' | seed stops.sm sm 0
+printf '#VERSION:0.83;\n#BPMS:0=120;\n#WARPS:4=2;\n#NOTEDATA:;\n#BPMS:0=1e-300;\n#NOTES:\n1000\n;\n' | seed warps.ssc ssc 0
+printf '#NOTES:only:three:fields;\n#BPMS:0=120\n#OFFSET:\\;\\\\:1;\n' | seed broken-tags.sm sm 0
+# osu!: far, tiny and negative timing points, NaN, inherited points, odd hit objects.
+printf 'osu file format v14\n[TimingPoints]\n-1e20,1,4,1,0,100,1,0\n0,1e-300,4,1,0,100,1,0\n' | seed far-timing.osu osu 2
+printf 'osu file format v14\n[TimingPoints]\n0,nan,4\n' | seed nan-timing.osu osu 0
+printf 'osu file format v14\n[TimingPoints]\n0,500,0,1,0,100,1,0\n100,-50,4,1,0,100,0,0\n[HitObjects]\n1,2,1e308,1\n' | seed meter-zero.osu osu 1
+printf 'osu file format v3\r\n[TimingPoints]\r\n1000,333.3333,3\r\n[HitObjects]\r\n0,0,900000,1,0\r\n0,0,-5,1\r\n' | seed crlf.osu osu 0
+# Beat Saber: v2 info, absurd regions, a recorded beat range far from 0, NaN text.
+printf '{"_version":"2.0.0","_beatsPerMinute":1e300,"_songFilename":"../../x.ogg"}' | seed v2-huge-bpm.beatsaber beatsaber 2
+printf '{"version":"4.0.0","audio":{"bpm":120,"songDuration":10},"customData":{"beatmapKit":{"firstBeat":1e20,"lastBeat":1.0000000000000001e20}}}' | seed far-beats.beatsaber beatsaber 0
+printf '{"version":"4.0.0","audio":{"audioDataFilename":"AudioData.dat"}}\0{"version":"4.0.0","songFrequency":0.5,"songSampleCount":1e300,"bpmData":[{"si":0,"ei":1e-300,"sb":1e20,"eb":1e21}]}' | seed tiny-rate.beatsaber beatsaber 0
+printf '{"_songFrequency":44100,"_regions":[{"_startSampleIndex":-44100,"_endSampleIndex":44100,"_startBeat":-2,"_endBeat":NaN}]}' | seed nan-region.audiodata beatsaber 1
+printf '{"version":"4.0.0","audio":{"audioDataFilename":".."}}' | seed dotdot.beatsaber beatsaber 0
+# JAMS: dense data, NaN and huge times, no beat annotation.
+printf '{"annotations":[{"namespace":"beat","data":{"time":[0.5,1e308,-1],"duration":[0,0,0]}}],"file_metadata":{"duration":1e-9}}' | seed dense.jams jams 0
+printf '{"annotations":[{"namespace":"beat","data":[{"time":NaN},{"time":Infinity}]}]}' | seed nan.jams jams 0
+printf '{"annotations":[{"namespace":"tempo","data":[]}]}' | seed no-beats.jams jams 4
+# Swift: unclosed arrays, nested comments, odd literals.
+printf 'let beatMap: [TimeInterval] = [0.5, 1_000.25, 2e-3, /* /* */ */ -0x1p3\n' | seed unclosed.swift swift 0
+printf 'static let beatMapDuration: TimeInterval = 1e-300\nstatic let beatMapTempoChanges: [(time: TimeInterval, bpm: Double)] = [(time: 0, bpm: 1e300), (time: nan, bpm: 1)]\nstatic let beatMap: [TimeInterval] = [0.5, 1.0]\n' | seed tempo.swift swift 0
+# Plain lists: NaN text, huge and negative times, headers, spectral label lines, Latin-1.
+printf 'time\nnan\ninf\n1e308\n-5\n0x10\n' | seed nan.csv csv 0
+printf 'beat\n1e300\n-1e300\n' | seed huge.txt txt 2
+printf '0.5\t0.5\t1\n\\\t100\t200\n-0.25\t-0.25\t\xe9\n' | seed spectral.audacity audacity 0
+printf 'time,label\n0.000001,a\n0.0000004,b\n' | seed tiny.sonic-visualiser sonic-visualiser 4
+echo "seeds: $(ls "$AUDIO" | wc -l) audio, $(ls "$MAP" | wc -l) map, $(ls "$IMPORT" | wc -l) import" >&2

@@ -158,9 +158,13 @@ public enum BeatMapCodec {
         if let type = attributes[.type] as? FileAttributeType, type == .typeDirectory {
             throw .unreadable(path: path, reason: "is a directory")
         }
-        if let size = (attributes[.size] as? NSNumber)?.intValue, size > limit {
+        let size = (attributes[.size] as? NSNumber)?.intValue
+        if let size, size > limit {
             throw .tooLarge(path: path, bytes: size, limit: limit)
         }
+        // An empty regular file has no bytes to read. (swift-foundation on Linux reads a file of size 0 in
+        // chunks, since /proc files report 0, and leaks its first 4 KB chunk when nothing was read.)
+        if size == 0, let type = attributes[.type] as? FileAttributeType, type == .typeRegular { return [] }
         do {
             let data = try Data(contentsOf: url)
             if data.count > limit { throw BeatMapError.tooLarge(path: path, bytes: data.count, limit: limit) }

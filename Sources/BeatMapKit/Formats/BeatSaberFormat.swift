@@ -143,6 +143,7 @@ public struct BeatSaberFormat: BeatMapConverter {
         var songDuration: Double?
         var firstBeat: Double?
         var lastBeat: Double?
+        var rangeLine: Int?
         var infoPath = url.path
         if let infoURL {
             infoPath = infoURL.path
@@ -151,7 +152,8 @@ public struct BeatSaberFormat: BeatMapConverter {
             if let version = info["version"] {
                 let text = try file.string(version, "version")
                 guard text.hasPrefix("4.") else {
-                    throw file.error(version, "Info.dat version \(text) is not supported (v4 and v2 are)")
+                    throw file.error(
+                        version, "Info.dat version \(FormatSupport.shown(text)) is not supported (v4 and v2 are)")
                 }
                 let audioNode = try file.required(info, "audio", in: file.root, "Info.dat")
                 let audio = try file.object(audioNode, "audio")
@@ -177,6 +179,7 @@ public struct BeatSaberFormat: BeatMapConverter {
                 let ours = try file.object(custom, "customData")["beatmapKit"], case .object = ours.kind
             {
                 let members = try file.object(ours, "customData.beatmapKit")
+                rangeLine = file.line(ours)
                 if let node = members["firstBeat"] { firstBeat = try file.number(node, "firstBeat") }
                 if let node = members["lastBeat"] { lastBeat = try file.number(node, "lastBeat") }
             }
@@ -205,8 +208,12 @@ public struct BeatSaberFormat: BeatMapConverter {
                 )
             let frequencyNode = try file.required(data, keys.frequency, in: file.root, "the audio data file")
             let frequency = try file.number(frequencyNode, keys.frequency)
-            guard frequency > 0, frequency <= 768_000 else {
-                throw file.error(frequencyNode, "\(keys.frequency) \(frequency) is not a sample rate")
+            // A whole number of hertz, as the map's audio.sampleRate must be (0.5 Hz became a sample rate of 0).
+            guard frequency >= 1, frequency <= 768_000, frequency == frequency.rounded() else {
+                throw file.error(
+                    frequencyNode,
+                    "\(keys.frequency) \(NumberFormatting.decimal(frequency)) is not a sample rate (a whole number of Hz, 1…768000)"
+                )
             }
             rate = frequency
             if let node = data[keys.count] { sampleCount = try file.number(node, keys.count) }
@@ -261,15 +268,16 @@ public struct BeatSaberFormat: BeatMapConverter {
             notes: &notes)
         let low = max(firstBeat ?? timeline.beat(atTime: 0).rounded(.up), 0)
         let high = lastBeat ?? timeline.beat(atTime: duration).rounded(.down)
-        guard high - low < 10_000_000 else {
-            throw InterchangeError(path: infoPath, "the tempo map gives over ten million beats")
-        }
+        let recorded = firstBeat != nil || lastBeat != nil
         var beats: [TimeInterval] = []
-        var beat = low
-        while beat <= high {
-            let time = timeline.time(ofBeat: beat)
-            if time >= 0 { beats.append(time) }
-            beat += 1
+        if let range = try FormatSupport.gridBeats(
+            from: low, through: high, path: infoPath, line: recorded ? rangeLine : nil,
+            what: recorded ? "customData.beatmapKit" : "the tempo map")
+        {
+            for beat in range {
+                let time = timeline.time(ofBeat: Double(beat))
+                if time >= 0 { beats.append(time) }
+            }
         }
         let map = BeatMap(
             audio: AudioReference(path: songFile, duration: duration, sampleRate: rate.map { Int($0) }),

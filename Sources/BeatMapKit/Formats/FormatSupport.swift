@@ -8,6 +8,81 @@ enum FormatSupport {
     /// The largest file an import reads: 64 MiB.
     static let maximumFileSize = 64 * 1024 * 1024
 
+    /// The most beats a tempo-map import (StepMania, osu!, Beat Saber) lays on its grid: ten million
+    /// (a day of music at 120 BPM is 172,800 beats).
+    static let maximumGridBeats = 10_000_000
+
+    /// The largest beat number a tempo-map import counts from or to: 2⁴⁰. Beat numbers come from the
+    /// file (a recorded first beat, a timing point far before 0 s), and a `Double` that large no longer
+    /// changes when 1 is added (1e20 + 1 == 1e20), so counting on from it would never end.
+    static let maximumBeatNumber = 1_099_511_627_776.0
+
+    /// The whole beat numbers `first…last` (`nil` when `last < first`), refusing a range that starts or
+    /// ends beyond ``maximumBeatNumber`` or that, with the `counted` beats before it, gives more than
+    /// ``maximumGridBeats``. Counting over the returned `Int`s always ends.
+    static func gridBeats(
+        from first: Double, through last: Double, counted: Int = 0, path: String, line: Int? = nil, what: String
+    ) throws(InterchangeError) -> ClosedRange<Int>? {
+        let first = first.rounded(.up)
+        let last = last.rounded(.down)
+        if last < first { return nil }
+        guard last - first + Double(counted) < Double(maximumGridBeats) else {
+            throw InterchangeError(path: path, line: line, "\(what) gives over ten million beats")
+        }
+        guard abs(first) <= maximumBeatNumber, abs(last) <= maximumBeatNumber else {
+            throw InterchangeError(
+                path: path, line: line,
+                "\(what) puts the beats at beat numbers \(describe(first))…\(describe(last)), beyond ±2^40")
+        }
+        return Int(first)...Int(last)
+    }
+
+    /// JSON values of a map besides its beats and tempo segments, at most: the root, `version`, `audio` and
+    /// its members, the containers, and the `analysis` block an import writes.
+    static let mapOverheadValues = 64
+
+    /// Refuses an imported map whose file `BeatMapCodec` could not read back: a map file holds at most
+    /// ``JSONParser/maximumValues`` JSON values (one per beat, up to four per tempo segment).
+    static func checkFitsInMapFile(_ map: BeatMap, path: String) throws(InterchangeError) {
+        let segments = map.tempo?.count ?? 0
+        guard map.beats.count + 4 * segments + mapOverheadValues <= JSONParser.maximumValues else {
+            throw InterchangeError(
+                path: path,
+                "gives \(map.beats.count) beats and \(segments) tempo segment\(segments == 1 ? "" : "s"), more than a map file holds (\(JSONParser.maximumValues) JSON values: about \(JSONParser.maximumValues - mapOverheadValues) beats)"
+            )
+        }
+    }
+
+    /// Text from a file as a message quotes it: at most 60 characters (then `…`), with control characters
+    /// shown as escapes (`\u{1B}`), so that a 64 MiB line or a terminal escape sequence in a file never
+    /// reaches the terminal whole.
+    static func shown(_ text: some StringProtocol) -> String {
+        var out = ""
+        var count = 0
+        for character in text {
+            if count == 60 {
+                out += "…"
+                break
+            }
+            count += 1
+            if character.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+                for scalar in character.unicodeScalars {
+                    out +=
+                        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                        ? "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" : String(scalar)
+                }
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// A beat number for a message (`1e+20`, `12`).
+    private static func describe(_ value: Double) -> String {
+        abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
+
     /// The bytes of `url`, with errors naming the file.
     static func bytes(of url: URL) throws(InterchangeError) -> [UInt8] {
         do {
@@ -142,7 +217,7 @@ enum FormatSupport {
         let estimate = NumberFormatting.roundedToMicroseconds(max(last + step, 0.001))
         notes.append(
             "\(url.path) does not give the audio's duration"
-                + (audioPath.map { " and its audio \($0) was not found or could not be decoded" } ?? "")
+                + (audioPath.map { " and its audio \(shown($0)) was not found or could not be decoded" } ?? "")
                 + "; audio.duration set to \(NumberFormatting.decimal(estimate)) s (the last beat plus one interval): pass --duration to set it"
         )
         return estimate

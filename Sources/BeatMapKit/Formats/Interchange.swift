@@ -85,6 +85,7 @@ public enum Interchange {
             let folder = output?.deletingLastPathComponent() ?? workingFolder
             imported.map.audio.path = relativePath(from: folder, to: audio)
         }
+        try FormatSupport.checkFitsInMapFile(imported.map, path: input.path)
         let text: String
         do {
             text = try BeatMapCodec.encode(imported.map)

@@ -122,7 +122,8 @@ public struct OsuFormat: BeatMapConverter {
                     let length = FormatSupport.number(fields[1])
                 else {
                     throw InterchangeError(
-                        path: path, line: number, "timing point '\(line)' does not start with time,beatLength")
+                        path: path, line: number,
+                        "timing point '\(FormatSupport.shown(line))' does not start with time,beatLength")
                 }
                 let uninherited = fields.count > 6 ? fields[6] == "1" : length > 0
                 guard uninherited else { continue }
@@ -135,7 +136,8 @@ public struct OsuFormat: BeatMapConverter {
                 if fields.count > 2 {
                     guard let value = FormatSupport.integer(fields[2]), value > 0 else {
                         throw InterchangeError(
-                            path: path, line: number, "timing point meter '\(fields[2])' is not a positive whole number"
+                            path: path, line: number,
+                            "timing point meter '\(FormatSupport.shown(fields[2]))' is not a positive whole number"
                         )
                     }
                     meter = value
@@ -144,7 +146,9 @@ public struct OsuFormat: BeatMapConverter {
             case "HitObjects":
                 let fields = line.split(separator: ",", omittingEmptySubsequences: false)
                 guard fields.count >= 4, let time = FormatSupport.number(fields[2]) else {
-                    throw InterchangeError(path: path, line: number, "hit object '\(line)' does not have x,y,time,type")
+                    throw InterchangeError(
+                        path: path, line: number,
+                        "hit object '\(FormatSupport.shown(line))' does not have x,y,time,type")
                 }
                 hitTimes.append(time / 1000)
             default:
@@ -190,17 +194,14 @@ public struct OsuFormat: BeatMapConverter {
                 // A beat within a tenth of a beat of the next timing point is that point's first beat.
                 let limit = min(next - red.beatLength * 0.1, end)
                 // Whole beats k ≥ 0 of this section at or after 0 s and up to the limit.
-                let first = max(0, (-red.time / red.beatLength).rounded(.up))
-                let last = ((limit - red.time) / red.beatLength).rounded(.down)
-                guard last >= first else { continue }
-                guard last - first + Double(beats.count) < 10_000_000 else {
-                    throw InterchangeError(path: path, line: red.line, "the timing points give over ten million beats")
-                }
-                var k = first
-                while k <= last {
-                    beats.append(red.time + k * red.beatLength)
-                    k += 1
-                }
+                let first = max(0, -red.time / red.beatLength)
+                let last = (limit - red.time) / red.beatLength
+                guard
+                    let range = try FormatSupport.gridBeats(
+                        from: first, through: last, counted: beats.count, path: path, line: red.line,
+                        what: "the timing point")
+                else { continue }
+                for k in range { beats.append(red.time + Double(k) * red.beatLength) }
             }
         }
         let duration = try FormatSupport.duration(

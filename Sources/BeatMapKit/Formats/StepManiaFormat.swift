@@ -217,7 +217,7 @@ public struct StepManiaFormat: BeatMapConverter {
         var notes: [String] = []
         if let chosen, charts.count > 1 {
             notes.append(
-                "\(path): beats taken from the \(chosen.chart.stepsType) chart '\(chosen.chart.description)' (the first with notes of \(charts.count))"
+                "\(path): beats taken from the \(FormatSupport.shown(chosen.chart.stepsType)) chart '\(FormatSupport.shown(chosen.chart.description))' (the first with notes of \(charts.count))"
             )
         }
         var beats: [TimeInterval] = []
@@ -252,17 +252,19 @@ public struct StepManiaFormat: BeatMapConverter {
                 duration = end
                 first = 0
                 last = engine.timeline.beat(atTime: end).rounded(.down)
+                // Checked before stepping back over beats that stops push past the end.
+                _ = try FormatSupport.gridBeats(
+                    from: first, through: last, path: path, line: timing.bpms?.line, what: "#BPMS")
                 while last >= first && engine.noteTime(ofBeat: last) > end { last -= 1 }
             }
             first = max(first, 0)
-            guard last - first < 10_000_000 else {
-                throw InterchangeError(path: path, "the tempo map gives over ten million beats")
-            }
-            var beat = first
-            while beat <= last {
-                let time = engine.noteTime(ofBeat: beat)
-                if time >= 0 { beats.append(time) }
-                beat += 1
+            if let range = try FormatSupport.gridBeats(
+                from: first, through: last, path: path, line: timing.bpms?.line, what: "#BPMS")
+            {
+                for beat in range {
+                    let time = engine.noteTime(ofBeat: Double(beat))
+                    if time >= 0 { beats.append(time) }
+                }
             }
         }
         let dropped = beats.count
@@ -309,7 +311,8 @@ public struct StepManiaFormat: BeatMapConverter {
             if let tag = timing.offset {
                 guard let value = FormatSupport.number(tag.value) else {
                     throw InterchangeError(
-                        path: path, line: tag.line, "#OFFSET: '\(tag.value)' is not a number of seconds")
+                        path: path, line: tag.line,
+                        "#OFFSET: '\(FormatSupport.shown(tag.value))' is not a number of seconds")
                 }
                 offset = value
             }
@@ -356,7 +359,8 @@ public struct StepManiaFormat: BeatMapConverter {
                 guard parts.count >= 2, let beat = FormatSupport.number(parts[0]),
                     let value = FormatSupport.number(parts[1])
                 else {
-                    throw InterchangeError(path: path, line: tag.line, "#\(name): '\(trimmed)' is not beat=value")
+                    throw InterchangeError(
+                        path: path, line: tag.line, "#\(name): '\(FormatSupport.shown(trimmed))' is not beat=value")
                 }
                 pairs.append((beat, value))
             }

@@ -112,7 +112,8 @@ public struct SwiftSourceFormat: BeatMapConverter {
         for element in try source.arrayElements(from: beatsStart, path: path) {
             guard let value = SwiftSourceScanner.floatLiteral(element.text) else {
                 throw InterchangeError(
-                    path: path, line: element.line, "'\(element.text)' in \(name) is not a number literal")
+                    path: path, line: element.line,
+                    "'\(FormatSupport.shown(element.text))' in \(name) is not a number literal")
             }
             beats.append(value)
         }
@@ -121,7 +122,8 @@ public struct SwiftSourceFormat: BeatMapConverter {
         if let (_, literal) = source.findScalar(property: name + "Duration") {
             guard let value = SwiftSourceScanner.floatLiteral(literal.text) else {
                 throw InterchangeError(
-                    path: path, line: literal.line, "\(name)Duration: '\(literal.text)' is not a number literal")
+                    path: path, line: literal.line,
+                    "\(name)Duration: '\(FormatSupport.shown(literal.text))' is not a number literal")
             }
             fileDuration = value
         }
@@ -131,7 +133,8 @@ public struct SwiftSourceFormat: BeatMapConverter {
             for element in try source.arrayElements(from: changesStart, path: path) {
                 guard let segment = SwiftSourceScanner.tempoTuple(element.text) else {
                     throw InterchangeError(
-                        path: path, line: element.line, "'\(element.text)' is not a (time: …, bpm: …) tuple")
+                        path: path, line: element.line,
+                        "'\(FormatSupport.shown(element.text))' is not a (time: …, bpm: …) tuple")
                 }
                 segments.append(segment)
             }
@@ -139,7 +142,8 @@ public struct SwiftSourceFormat: BeatMapConverter {
         } else if let (_, literal) = source.findScalar(property: name + "BPM") {
             guard let bpm = SwiftSourceScanner.floatLiteral(literal.text) else {
                 throw InterchangeError(
-                    path: path, line: literal.line, "\(name)BPM: '\(literal.text)' is not a number literal")
+                    path: path, line: literal.line,
+                    "\(name)BPM: '\(FormatSupport.shown(literal.text))' is not a number literal")
             }
             if bpm > 0, let first = beats.first { tempo = [TempoSegment(time: first, bpm: bpm)] }
         }
@@ -191,6 +195,9 @@ struct SwiftSourceScanner {
 
     /// The source with comments and strings replaced by spaces, as scalars.
     let code: [Unicode.Scalar]
+    /// For each `[` in `code`, the offset just after its matching `]` (`code.count` when it is not
+    /// closed), so that skipping a bracketed type costs nothing however often it is asked for.
+    private let afterClosingBracket: [Int: Int]
 
     init(_ text: String) {
         var scalars = Array(text.unicodeScalars)
@@ -239,6 +246,14 @@ struct SwiftSourceScanner {
             }
         }
         code = scalars
+        var after: [Int: Int] = [:]
+        var open: [Int] = []
+        for (offset, scalar) in scalars.enumerated() {
+            if scalar == "[" { open.append(offset) }
+            if scalar == "]", let start = open.popLast() { after[start] = offset + 1 }
+        }
+        for start in open { after[start] = scalars.count }
+        afterClosingBracket = after
     }
 
     private func line(at offset: Int) -> Int {
@@ -287,12 +302,7 @@ struct SwiftSourceScanner {
             if let elementType {
                 guard identifier(&cursor) == elementType, expect("]", &cursor) else { continue }
             } else {
-                var depth = 1
-                while cursor < code.count && depth > 0 {
-                    if code[cursor] == "[" { depth += 1 }
-                    if code[cursor] == "]" { depth -= 1 }
-                    cursor += 1
-                }
+                cursor = afterClosingBracket[cursor - 1] ?? code.count
             }
             guard expect("=", &cursor), expect("[", &cursor) else { continue }
             return (name, cursor)
@@ -328,9 +338,9 @@ struct SwiftSourceScanner {
 
     private func nextLet(from start: Int) -> (at: Int, after: Int)? {
         var index = start
-        let word = Array("let".unicodeScalars)
         while index + 3 <= code.count {
-            if Array(code[index..<index + 3]) == word && (index == 0 || !isIdentifierScalar(code[index - 1]))
+            if code[index] == "l" && code[index + 1] == "e" && code[index + 2] == "t"
+                && (index == 0 || !isIdentifierScalar(code[index - 1]))
                 && (index + 3 == code.count || !isIdentifierScalar(code[index + 3]))
             {
                 return (index, index + 3)
@@ -345,6 +355,7 @@ struct SwiftSourceScanner {
         var elements: [Literal] = []
         var depth = 0
         var current = ""
+        var currentIsBlank = true
         var currentStart = start
         var index = start
         var lineNumber = line(at: start)
@@ -353,6 +364,7 @@ struct SwiftSourceScanner {
             let trimmed = current.trimmingCharacters(in: .whitespacesAndNewlines)
             if !trimmed.isEmpty { elements.append(Literal(text: trimmed, line: elementLine)) }
             current = ""
+            currentIsBlank = true
         }
         while index < code.count {
             let scalar = code[index]
@@ -369,10 +381,9 @@ struct SwiftSourceScanner {
                 flush()
                 currentStart = index + 1
             } else {
-                if current.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-                    && !CharacterSet.whitespacesAndNewlines.contains(scalar)
-                {
+                if currentIsBlank && !CharacterSet.whitespacesAndNewlines.contains(scalar) {
                     elementLine = lineNumber
+                    currentIsBlank = false
                 }
                 current.unicodeScalars.append(scalar)
             }

@@ -25,7 +25,8 @@ enum TimeListReader {
                     sawContent = true
                     continue
                 }
-                throw InterchangeError(path: path, line: number, "'\(field)' is not a time in seconds (\(what))")
+                throw InterchangeError(
+                    path: path, line: number, "'\(FormatSupport.shown(field))' is not a time in seconds (\(what))")
             }
             sawContent = true
             times.append(time)
