@@ -347,6 +347,32 @@ struct ImportErrorTests {
         #expect(largestDifference(map.beats, expected) < 1e-9)
     }
 
+    @Test("a chart without notes takes its end from --duration, and without one is refused")
+    func gridWithoutNotes() throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases: [(InterchangeFormat, String, String)] = [
+            (.sm, "empty.sm", "#OFFSET:0;\n#BPMS:0=120;\n"),
+            (.osu, "empty.osu", "osu file format v14\n\n[TimingPoints]\n0,500,4,1,0,100,1,0\n"),
+        ]
+        for (format, name, text) in cases {
+            let url = folder.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            let map = try format.converter.importMap(from: url, options: ImportOptions(duration: 4)).map
+            #expect(map.beats.first == 0, "\(name)")
+            #expect(
+                map.beats.count >= 8 && map.beats.count <= 9, "\(name): \(map.beats.count) beats over 4 s at 120 BPM")
+            #expect(map.audio.duration == 4, "\(name)")
+            do {
+                _ = try format.converter.importMap(from: url, options: ImportOptions())
+                Issue.record("\(name) imported without a duration")
+            } catch {
+                #expect(error.message.contains("to say where the beats end"), "\(name): \(error.message)")
+                #expect(error.message.contains("pass --duration"), "\(name)")
+            }
+        }
+    }
+
     @Test("a time list line that is not a number")
     func badTime() throws {
         let error = try importing("0.5\n1.0\n1.5s\n", as: .txt, name: "beats.txt")

@@ -200,6 +200,26 @@ enum FormatSupport {
         fromFile fileDuration: TimeInterval?, audioPath: String?, source url: URL, beats: [TimeInterval],
         options: ImportOptions, notes: inout [String]
     ) throws(InterchangeError) -> TimeInterval {
+        if let known = try knownDuration(fromFile: fileDuration, audioPath: audioPath, source: url, options: options) {
+            return known
+        }
+        let last = beats.last ?? 0
+        var step = 0.5
+        if beats.count >= 2 { step = max(beats[beats.count - 1] - beats[beats.count - 2], 0.001) }
+        let estimate = NumberFormatting.roundedToMicroseconds(max(last + step, 0.001))
+        notes.append(
+            "\(url.path) does not give the audio's duration"
+                + (audioPath.map { " and its audio \(shown($0)) was not found or could not be decoded" } ?? "")
+                + "; audio.duration set to \(NumberFormatting.decimal(estimate)) s (the last beat plus one interval): pass --duration to set it"
+        )
+        return estimate
+    }
+
+    /// The audio's duration when something gives it — the file, `--duration`, or the audio measured —
+    /// or `nil` when it could only be estimated.
+    static func knownDuration(
+        fromFile fileDuration: TimeInterval?, audioPath: String?, source url: URL, options: ImportOptions
+    ) throws(InterchangeError) -> TimeInterval? {
         if let fileDuration, fileDuration.isFinite, fileDuration > 0 { return fileDuration }
         if let duration = options.duration {
             guard duration.isFinite, duration > 0 else {
@@ -213,16 +233,7 @@ enum FormatSupport {
                 ? URL(fileURLWithPath: audioPath) : url.deletingLastPathComponent().appendingPathComponent(audioPath)
             if let measured = measure(audioURL.standardizedFileURL), measured > 0 { return measured }
         }
-        let last = beats.last ?? 0
-        var step = 0.5
-        if beats.count >= 2 { step = max(beats[beats.count - 1] - beats[beats.count - 2], 0.001) }
-        let estimate = NumberFormatting.roundedToMicroseconds(max(last + step, 0.001))
-        notes.append(
-            "\(url.path) does not give the audio's duration"
-                + (audioPath.map { " and its audio \(shown($0)) was not found or could not be decoded" } ?? "")
-                + "; audio.duration set to \(NumberFormatting.decimal(estimate)) s (the last beat plus one interval): pass --duration to set it"
-        )
-        return estimate
+        return nil
     }
 
     /// The file name of `url` without any folder, for provenance.

@@ -177,10 +177,10 @@ public struct OsuFormat: BeatMapConverter {
             if let last = hitTimes.last {
                 end = last + 0.002
             } else {
-                var scratch: [String] = []
-                let duration = try FormatSupport.duration(
-                    fromFile: nil, audioPath: audioPath, source: url, beats: [], options: options, notes: &scratch)
-                guard scratch.isEmpty else {
+                guard
+                    let duration = try FormatSupport.knownDuration(
+                        fromFile: nil, audioPath: audioPath, source: url, options: options)
+                else {
                     throw InterchangeError(
                         path: path,
                         "the file has no hit objects to say where the beats end, and the audio's duration is unknown: pass --duration"

@@ -241,9 +241,10 @@ public struct StepManiaFormat: BeatMapConverter {
                 first = (low - 1e-6).rounded(.up)
                 last = (high + 1e-6).rounded(.down)
             } else {
-                let end = try FormatSupport.duration(
-                    fromFile: nil, audioPath: audioPath, source: url, beats: [], options: options, notes: &notes)
-                guard notes.isEmpty else {
+                guard
+                    let end = try FormatSupport.knownDuration(
+                        fromFile: nil, audioPath: audioPath, source: url, options: options)
+                else {
                     throw InterchangeError(
                         path: path,
                         "the file has no notes to say where the beats end, and the audio's duration is unknown: pass --duration"
