@@ -133,7 +133,7 @@ public struct AnalysisBatch: Sendable {
         options.helperThreads =
             options.helperThreads
             && Self.helpersPay(filesAtOnce: min(width, jobs.count), cores: Concurrently.availableCores)
-        let runner = AnalysisBatch(options: options, jobs: width, overwrite: overwrite)
+        let analyzer = BeatMapAnalyzer(options: options)
         return await Concurrently.map(count: jobs.count, width: width) { index in
             let job = jobs[index]
             let duplicate = frozenDuplicates[index]
@@ -142,7 +142,8 @@ public struct AnalysisBatch: Sendable {
             if let duplicate {
                 outcome = .failed(duplicate)
             } else {
-                outcome = runner.process(job) { fraction in progress?(.advanced(index: index, fraction: fraction))
+                outcome = self.process(job, with: analyzer) { fraction in
+                    progress?(.advanced(index: index, fraction: fraction))
                 }
             }
             if case .written = outcome {
@@ -161,15 +162,19 @@ public struct AnalysisBatch: Sendable {
     }
 
     /// Analyses one file and writes its map; messages name the files as the user gave them.
-    func process(_ job: AnalysisJob, progress: @escaping @Sendable (Double) -> Void) -> AnalysisOutcome {
-        let outcome = analyseAndWrite(job, progress: progress)
+    func process(
+        _ job: AnalysisJob, with analyzer: BeatMapAnalyzer, progress: @escaping @Sendable (Double) -> Void
+    ) -> AnalysisOutcome {
+        let outcome = analyseAndWrite(job, with: analyzer, progress: progress)
         guard case .failed(let message) = outcome else { return outcome }
         return .failed(
             message.replacingOccurrences(of: job.audio.path, with: job.audio.relativePath)
                 .replacingOccurrences(of: job.map.path, with: job.map.relativePath))
     }
 
-    func analyseAndWrite(_ job: AnalysisJob, progress: @escaping @Sendable (Double) -> Void) -> AnalysisOutcome {
+    func analyseAndWrite(
+        _ job: AnalysisJob, with analyzer: BeatMapAnalyzer, progress: @escaping @Sendable (Double) -> Void
+    ) -> AnalysisOutcome {
         if !overwrite, FileManager.default.fileExists(atPath: job.map.path) {
             return .failed("\(job.map.path) already exists (use --force to overwrite it)")
         }
@@ -180,7 +185,7 @@ public struct AnalysisBatch: Sendable {
             return .failed("\(folder.path): cannot create the folder: \(error.localizedDescription)")
         }
         do {
-            let result = try BeatMapAnalyzer(options: options).analyze(job.audio, mapURL: job.map, progress: progress)
+            let result = try analyzer.analyze(job.audio, mapURL: job.map, progress: progress)
             try BeatMapCodec.write(result.map, to: job.map, overwrite: overwrite)
             return .written(result)
         } catch let error as AnalysisError {
