@@ -11,6 +11,9 @@ public enum GridMode: String, Sendable, CaseIterable {
     case constant
     /// Tempo segments wherever the local tempo changes (like `auto`, but reports every change found).
     case segments
+    /// Beats that follow the music beat by beat, for music played without a click: each interval its
+    /// own tempo segment.
+    case follow
     /// aubio's own beats, delay-compensated, each interval its own tempo.
     case free
 }
@@ -127,49 +130,171 @@ public struct GridFitter: Sendable {
         }
         let matcher = PeakMatcher(peaks: peaks)
 
-        // Local tempo over sliding windows decides whether there are tempo changes.
-        var spans: [ClosedRange<Double>] = [span]
-        if options.forcedBPM == nil, options.mode != .constant {
-            spans = tempoSpans(novelty: novelty, span: span)
-        }
-        var segments: [SegmentFit] = []
-        for (index, segmentSpan) in spans.enumerated() {
-            // Fit on the segment shrunk away from its neighbours, where the tempo is changing.
-            let margin = spans.count > 1 ? 1.5 : 0
-            let fitLower = segmentSpan.lowerBound + (index > 0 ? margin : 0)
-            let fitUpper = segmentSpan.upperBound - (index + 1 < spans.count ? margin : 0)
-            let fitSpan = fitLower < fitUpper ? fitLower...fitUpper : segmentSpan
-            guard let fitted = fitSegment(novelty: novelty, matcher: matcher, span: fitSpan)
-            else {
-                if segments.isEmpty, index + 1 == spans.count { throw .noPeriodicity }
-                continue
-            }
-            segments.append(
-                SegmentFit(span: segmentSpan, grid: fitted.grid, score: fitted.score, alternatives: fitted.alternatives)
-            )
-        }
-        guard !segments.isEmpty else { throw .noPeriodicity }
-        segments = mergeEqualTempi(segments, novelty: novelty, matcher: matcher)
-
+        // The song's tempo and metric level over the whole span, then the beats tracked through it.
+        guard let global = fitSegment(novelty: novelty, matcher: matcher, span: span) else { throw .noPeriodicity }
         let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration) }
-        let fittedSegments = layOut(segments, novelty: novelty, span: span, sounding: sounding, duration: duration)
+        var model: GridModel
+        var tracked: [Double] = []
+        if options.forcedBPM != nil {
+            model = .grid([])
+        } else {
+            var period = global.grid.period
+            tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
+            // The metric level, read along the tracked beats; a new level is tracked anew.
+            var visited = [period]
+            for _ in 0..<3 {
+                let sequence = BeatSequence(beats: tracked)
+                guard let change = levelChange(sequence, novelty: novelty) else { break }
+                let next = sequence.medianInterval / change.factor
+                guard !visited.contains(where: { abs(log($0 / next)) < 0.1 }) else { break }
+                visited.append(next)
+                period = next
+                tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
+            }
+            let observations = observe(tracked, matcher: matcher, period: period)
+            if options.mode == .follow || observations.count < 8 {
+                model = .follow
+            } else {
+                var selector = GridModelSelector()
+                selector.allowChanges = options.mode != .constant
+                selector.allowFollow = options.mode == .auto
+                model = selector.select(observations)
+            }
+            if case .follow = model, tracked.count < 4 { model = .grid([]) }
+        }
+
+        var fittedSegments: [FittedSegment]
+        var chosen = (grid: global.grid, score: global.score, alternatives: global.alternatives)
+        switch model {
+        case .grid(let pieces) where pieces.count > 1:
+            var segments: [SegmentFit] = []
+            for (index, piece) in pieces.enumerated() {
+                let lower = index == 0 ? span.lowerBound : piece.line.time(piece.indices.lowerBound) - 0.5 * piece.line.period
+                let upper = index + 1 == pieces.count ? span.upperBound : piece.line.time(piece.indices.upperBound) + 0.5 * piece.line.period
+                let segmentSpan = lower...max(lower, upper)
+                let seed = Grid(anchor: piece.line.time(piece.indices.lowerBound), period: piece.line.period)
+                let grid = refine(seed, over: segmentSpan, matcher: matcher, fixedPeriod: false)
+                let scored = score(grid, novelty: novelty, span: segmentSpan)
+                segments.append(SegmentFit(span: segmentSpan, grid: grid, score: scored.score, alternatives: scored.alternatives))
+            }
+            chosen = (segments[0].grid, segments[0].score, segments[0].alternatives)
+            fittedSegments = layOut(segments, novelty: novelty, span: span, sounding: sounding, duration: duration)
+        case .grid(let pieces):
+            var grid = global.grid
+            if let piece = pieces.first {
+                let seed = Grid(anchor: piece.line.time(piece.indices.lowerBound), period: piece.line.period)
+                grid = refine(seed, over: span, matcher: matcher, fixedPeriod: false)
+            }
+            let scored = score(grid, novelty: novelty, span: span)
+            chosen = (grid, scored.score, scored.alternatives)
+            fittedSegments = layOut(
+                [SegmentFit(span: span, grid: grid, score: scored.score, alternatives: scored.alternatives)],
+                novelty: novelty, span: span, sounding: sounding, duration: duration)
+        case .follow:
+            fittedSegments = followed(tracked, matcher: matcher, span: span, duration: duration)
+        }
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
         // Noise and steady sounds have onsets everywhere or nowhere: the best grid's points are then
         // barely stronger than the rest (music scores 9 and more on the corpus; noise 1.7, a tone 2.4).
-        let score = segments[0].score
-        if options.forcedBPM == nil, score < 2 || (score < 3 && confidence < 0.5) {
+        let score = global.score
+        let globalBeats = layOut(
+            [SegmentFit(span: span, grid: global.grid, score: score, alternatives: [])], novelty: novelty, span: span,
+            sounding: nil, duration: duration
+        ).flatMap(\.beats)
+        let globalConfidence = matchedFraction(globalBeats, matcher: matcher, tolerance: 0.05)
+        if options.forcedBPM == nil, score < 2 || (score < 3 && globalConfidence < 0.5) {
             throw .noRegularBeat(score: score)
         }
         let method: String
         if options.forcedBPM != nil {
             method = "forced-bpm"
+        } else if case .follow = model {
+            method = "follow"
         } else {
             method = fittedSegments.count > 1 ? "grid-segments" : "grid-constant"
         }
         return GridFit(
-            segments: fittedSegments, beats: beats, method: method, confidence: confidence, score: segments[0].score,
-            alternatives: segments[0].alternatives, span: span)
+            segments: fittedSegments, beats: beats, method: method, confidence: confidence, score: chosen.score,
+            alternatives: chosen.alternatives, span: span)
+    }
+
+    // MARK: Tracking
+
+    /// Beats tracked through the whole song at tempi within 30 % of `period` (so the metric level stays
+    /// the song's), in seconds.
+    func trackBeats(novelty: Novelty, peaks: [OnsetPeak], period: Double, span: ClosedRange<Double>) -> [Double] {
+        let envelope = novelty.envelope
+        // The activation: novelty over the strong onsets' level, clipped to 0…1.
+        let strengths = peaks.filter { span.contains($0.time) }.map(\.strength).sorted()
+        guard !strengths.isEmpty else { return [] }
+        let scale = strengths[min(strengths.count - 1, Int(Double(strengths.count) * 0.9))]
+        guard scale > 0 else { return [] }
+        let activation = envelope.values.map { min(1, $0 / Float(scale)) }
+        let frames = BeatTracker().track(
+            activation: activation, frameDuration: envelope.hopDuration, shortest: period / 1.3,
+            longest: period * 1.3, preferred: period)
+        return frames.map { envelope.startTime + $0 * envelope.hopDuration }
+            .filter { $0 >= span.lowerBound - 0.5 * period && $0 <= span.upperBound + 0.5 * period }
+    }
+
+    /// The tracked beats that an onset confirms (within 15 % of a beat, at most 50 ms), at the onset's
+    /// time.
+    func observe(_ beats: [Double], matcher: PeakMatcher, period: Double) -> [BeatObservation] {
+        let tolerance = min(0.05, 0.15 * period)
+        var result: [BeatObservation] = []
+        for (index, beat) in beats.enumerated() {
+            if let peak = matcher.nearest(to: beat, within: tolerance) {
+                result.append(BeatObservation(index: index, time: peak.time))
+            }
+        }
+        return result
+    }
+
+    /// Followed beats: each tracked beat at its confirming onset, if any, within the music; each
+    /// interval its own tempo segment.
+    func followed(_ tracked: [Double], matcher: PeakMatcher, span: ClosedRange<Double>, duration: Double)
+        -> [FittedSegment]
+    {
+        var beats: [Double] = []
+        for (index, beat) in tracked.enumerated() {
+            let interval = index + 1 < tracked.count ? tracked[index + 1] - beat : beat - tracked[max(0, index - 1)]
+            let tolerance = min(0.05, 0.15 * interval)
+            let time = matcher.nearest(to: beat, within: tolerance)?.time ?? beat
+            guard time >= 0, time < duration else { continue }
+            if let last = beats.last, time - last < 0.15 { continue }
+            beats.append(time)
+        }
+        return perBeatSegments(beats)
+    }
+
+    /// One tempo segment per beat, its tempo from the interval to the next beat.
+    func perBeatSegments(_ beats: [Double]) -> [FittedSegment] {
+        var segments: [FittedSegment] = []
+        for index in beats.indices {
+            let interval =
+                index + 1 < beats.count ? beats[index + 1] - beats[index] : beats[index] - beats[max(0, index - 1)]
+            let bpm = interval > 0 ? min(TempoLimits.maximumBPM, max(TempoLimits.minimumBPM, 60 / interval)) : 120
+            segments.append(FittedSegment(bpm: bpm, firstBeat: beats[index], beats: [beats[index]]))
+        }
+        return segments
+    }
+
+    /// The score of `grid` over `span` and the other metric levels', best first.
+    func score(_ grid: Grid, novelty: Novelty, span: ClosedRange<Double>) -> (
+        score: Double, alternatives: [MetricAlternative]
+    ) {
+        let base = novelty.mean(in: span)
+        guard base > 0 else { return (0, []) }
+        let chosenScore = novelty.levelGrid(grid, tempoFactor: 1, in: span).score / base
+        var alternatives: [MetricAlternative] = []
+        for (label, factor) in [("×2", 2.0), ("½", 0.5), ("⅔", 2.0 / 3.0), ("3⁄2", 1.5)] {
+            let candidate = novelty.levelGrid(grid, tempoFactor: factor, in: span)
+            alternatives.append(
+                MetricAlternative(ratio: label, bpm: 60 / candidate.grid.period, score: candidate.score / base))
+        }
+        alternatives.sort { $0.score > $1.score }
+        return (chosenScore, alternatives)
     }
 
     // MARK: Span
@@ -198,103 +323,6 @@ public struct GridFitter: Sendable {
             let last = levels.lastIndex(where: { $0 >= threshold })
         else { return nil }
         return (Double(first) * hopDuration)...(Double(last + 1) * hopDuration)
-    }
-
-    // MARK: Tempo changes
-
-    /// Splits `span` where the local tempo (over 10-second windows every 2.5 s, folded to within an
-    /// octave of the whole span's tempo) changes by more than 1.5 % for at least three windows
-    /// (`segments` mode: 0.75 % for two windows).
-    func tempoSpans(novelty: Novelty, span: ClosedRange<Double>) -> [ClosedRange<Double>] {
-        let window = 10.0
-        let step = 2.5
-        guard span.upperBound - span.lowerBound >= 3 * window,
-            let global = novelty.period(in: span, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM)
-        else { return [span] }
-        let globalBPM = 60 / global.seconds
-        var centres: [Double] = []
-        var tempi: [Double] = []
-        var start = span.lowerBound
-        while start + window <= span.upperBound + 1e-9 {
-            let range = start...(start + window)
-            if let local = novelty.period(in: range, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM) {
-                var bpm = 60 / local.seconds
-                while bpm > globalBPM * 1.41 { bpm /= 2 }
-                while bpm < globalBPM / 1.41 { bpm *= 2 }
-                centres.append(start + window / 2)
-                tempi.append(bpm)
-            }
-            start += step
-        }
-        guard tempi.count >= 4 else { return [span] }
-        // `segments` reports smaller and shorter changes than `auto`.
-        let threshold = options.mode == .segments ? 0.0075 : 0.015
-        let shortest = options.mode == .segments ? 1 : 2
-        // Runs of windows whose tempo stays within 1.5 % of the run's median.
-        var runs: [(first: Int, last: Int, bpm: Double)] = []
-        var runStart = 0
-        func median(_ values: ArraySlice<Double>) -> Double {
-            let sorted = values.sorted()
-            return sorted[sorted.count / 2]
-        }
-        for index in 1...tempi.count {
-            let runMedian = median(tempi[runStart..<index])
-            let ends = index == tempi.count || abs(log(tempi[index] / runMedian)) > threshold
-            // A change must hold: the next two windows must agree with each other too.
-            if ends, index < tempi.count, index + 2 < tempi.count,
-                abs(log(tempi[index + 1] / tempi[index])) > threshold
-                    || abs(log(tempi[index + 2] / tempi[index])) > threshold
-            {
-                continue
-            }
-            if ends {
-                runs.append((runStart, index - 1, runMedian))
-                runStart = index
-            }
-        }
-        // Short runs (fewer than 3 windows) are merged into the neighbour with the nearer tempo.
-        var merged: [(first: Int, last: Int, bpm: Double)] = []
-        for run in runs {
-            if let previous = merged.last,
-                abs(log(run.bpm / previous.bpm)) <= threshold || run.last - run.first < shortest
-            {
-                merged[merged.count - 1].last = run.last
-            } else {
-                merged.append(run)
-            }
-        }
-        if merged.count > 1, merged[0].last - merged[0].first < shortest {
-            merged[1].first = merged[0].first
-            merged.removeFirst()
-        }
-        guard merged.count > 1 else { return [span] }
-        var result: [ClosedRange<Double>] = []
-        var lower = span.lowerBound
-        for index in 0..<(merged.count - 1) {
-            let boundary = (centres[merged[index].last] + centres[merged[index + 1].first]) / 2
-            result.append(lower...boundary)
-            lower = boundary
-        }
-        result.append(lower...span.upperBound)
-        return result
-    }
-
-    /// Joins neighbouring segments whose fitted tempi are within 0.2 % and whose grids agree in
-    /// phase (they are one tempo the window analysis split).
-    func mergeEqualTempi(_ segments: [SegmentFit], novelty: Novelty, matcher: PeakMatcher) -> [SegmentFit] {
-        var result: [SegmentFit] = []
-        for segment in segments {
-            if let previous = result.last, abs(log(segment.grid.period / previous.grid.period)) < 0.002 {
-                let joined = previous.span.lowerBound...segment.span.upperBound
-                if let refit = fitSegment(novelty: novelty, matcher: matcher, span: joined, seed: previous.grid) {
-                    result[result.count - 1] = SegmentFit(
-                        span: joined, grid: refit.grid, score: previous.score, alternatives: previous.alternatives)
-                    continue
-                }
-            }
-            result.append(segment)
-        }
-        return result
     }
 
     // MARK: Fitting one segment
@@ -350,20 +378,12 @@ public struct GridFitter: Sendable {
         // tempo when every other beat is weak (its weaker parity under half its stronger one); double it
         // when the off-beats are nearly as strong as the beats. The tempo limits bound both; a ternary
         // level (⅔, 3⁄2) replaces the beat only when its points clearly outscore the beats.
-        let base = novelty.mean(in: span)
-        guard base > 0 else { return nil }
+        guard novelty.mean(in: span) > 0 else { return nil }
         if forced == nil, seed == nil {
             grid = chooseLevel(grid, novelty: novelty, matcher: matcher, span: span)
         }
-        let chosenScore = novelty.levelGrid(grid, tempoFactor: 1, in: span).score / base
-        var alternatives: [MetricAlternative] = []
-        for (label, factor) in [("×2", 2.0), ("½", 0.5), ("⅔", 2.0 / 3.0), ("3⁄2", 1.5)] {
-            let candidate = novelty.levelGrid(grid, tempoFactor: factor, in: span)
-            alternatives.append(
-                MetricAlternative(ratio: label, bpm: 60 / candidate.grid.period, score: candidate.score / base))
-        }
-        alternatives.sort { $0.score > $1.score }
-        return (grid, chosenScore, alternatives)
+        let scored = score(grid, novelty: novelty, span: span)
+        return (grid, scored.score, scored.alternatives)
     }
 
     /// The metric level for `start`, by the metrical hierarchy seen in the onsets. At the beat level of

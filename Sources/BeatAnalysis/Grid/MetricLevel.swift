@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// Tracked beats as a function of a fractional beat number: beat `k + f` lies the fraction `f` of the
+/// way from beat `k` to beat `k + 1` (extrapolated by the nearest interval beyond the ends). It lets the
+/// metrical levels above and below the tracked one be read off a song whose tempo changes or drifts,
+/// where no single grid would fit.
+struct BeatSequence: Sendable {
+    /// The tracked beats in seconds, increasing.
+    let beats: [Double]
+
+    /// The time of fractional beat number `u`.
+    func time(at u: Double) -> Double {
+        let count = beats.count
+        guard count >= 2 else { return beats.first ?? 0 }
+        let index = min(count - 2, max(0, Int(u.rounded(.down))))
+        let fraction = u - Double(index)
+        return beats[index] + fraction * (beats[index + 1] - beats[index])
+    }
+
+    /// The median interval between beats, in seconds.
+    var medianInterval: Double {
+        guard beats.count >= 2 else { return 0 }
+        var intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }
+        intervals.sort()
+        return intervals[intervals.count / 2]
+    }
+}
+
+extension Novelty {
+    /// The mean value at beat numbers `offset`, `offset + step`, `offset + 2·step`, … of `sequence`.
+    func mean(of sequence: BeatSequence, step: Double, offset: Double) -> Double {
+        let end = Double(sequence.beats.count - 1)
+        var u = offset
+        var sum = 0.0
+        var count = 0
+        while u <= end + 1e-9 {
+            sum += value(at: sequence.time(at: u))
+            count += 1
+            u += step
+        }
+        return count > 0 ? sum / Double(count) : 0
+    }
+}
+
+/// A change of metric level: the factor by which the tempo is multiplied.
+struct LevelChange: Sendable, Equatable {
+    /// The tempo factor: 2, ½, 3⁄2 or ⅔.
+    var factor: Double
+}
+
+extension GridFitter {
+    /// The metric level the tracked `beats` should move to, by the metrical hierarchy seen in the
+    /// onsets, or `nil` to keep them. The same rules as ``chooseLevel(_:novelty:matcher:span:)``, read
+    /// along the tracked beats instead of a fixed grid so that they hold through tempo changes and drift:
+    /// halve when every other beat is nearly empty, or when nothing lies between the beats and the
+    /// parities differ; double when the parities are alike and the off-beats strong, or when the
+    /// off-beats are nearly as strong as the beats; 3⁄2 when its points carry ¾ of the beats' strength;
+    /// ⅔ only when its points clearly outscore the beats. The tempo hint bounds them all.
+    func levelChange(_ sequence: BeatSequence, novelty: Novelty) -> LevelChange? {
+        let interval = sequence.medianInterval
+        guard interval > 0, sequence.beats.count >= 8 else { return nil }
+        let bpm = 60 / interval
+        let lowest = options.minimumBPM * 0.97
+        let highest = options.maximumBPM * 1.03
+        let beats = novelty.mean(of: sequence, step: 1, offset: 0)
+        guard beats > 0 else { return nil }
+        let even = novelty.mean(of: sequence, step: 2, offset: 0)
+        let odd = novelty.mean(of: sequence, step: 2, offset: 1)
+        let strong = max(even, odd)
+        let parity = strong > 0 ? min(even, odd) / strong : 0
+        let offBeats = novelty.mean(of: sequence, step: 1, offset: 0.5) / beats
+        let between =
+            [0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 0.75].map { novelty.mean(of: sequence, step: 1, offset: $0) }.max() ?? 0
+        let halve = parity < 0.3 || (between / beats < 0.1 && parity < 0.7)
+        let double = (parity >= 0.95 && offBeats >= 0.4) || offBeats >= 0.75
+        if bpm > highest || (halve && bpm / 2 >= lowest) { return LevelChange(factor: 0.5) }
+        if bpm < lowest || (double && bpm * 2 <= highest) { return LevelChange(factor: 2) }
+        // Ternary levels: points every ⅔ of a beat (3⁄2 the tempo) or every 1½ beats (⅔ the tempo).
+        let fast = (0..<4).map { novelty.mean(of: sequence, step: 2.0 / 3.0, offset: Double($0) / 6) }.max() ?? 0
+        if fast > 0.75 * beats, bpm * 1.5 <= highest { return LevelChange(factor: 1.5) }
+        let slow = [0.0, 0.5, 1.0].map { novelty.mean(of: sequence, step: 1.5, offset: $0) }.max() ?? 0
+        if slow > 1.15 * beats, bpm / 1.5 >= lowest { return LevelChange(factor: 2.0 / 3.0) }
+        return nil
+    }
+}
