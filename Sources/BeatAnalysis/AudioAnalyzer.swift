@@ -19,6 +19,9 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
     case noBeat(path: String, reason: String)
     /// The settings cannot be used.
     case invalidSettings(String)
+    /// The analysis made a map that its own validator rejects: a defect of the analyzer, reported
+    /// instead of writing the map.
+    case internalError(path: String, findings: [String])
 
     public var errorDescription: String? {
         switch self {
@@ -32,6 +35,9 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
             return "\(path): the audio is silent (peak \(String(format: "%.1f", peak)) dBFS); there is no beat to map"
         case .noBeat(let path, let reason): return "\(path): no beat found: \(reason)"
         case .invalidSettings(let message): return message
+        case .internalError(let path, let findings):
+            return
+                "\(path): internal error: the analysis made a map that does not validate (\(findings.joined(separator: "; "))); no map was written — please report this with the audio file"
         }
     }
 }

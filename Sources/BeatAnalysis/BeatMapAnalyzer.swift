@@ -27,6 +27,24 @@ public struct AnalyzedBeatMap: Sendable {
     public var fit: GridFit
     /// The streaming pass's results (envelope, tracker beats).
     public var analysis: AudioAnalysis
+    /// What the user should know about the map (it is written all the same).
+    public var warnings: [AnalysisWarning] = []
+}
+
+/// Something about a written map that deserves a second look.
+public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
+    /// Few of the map's beats meet an onset, or the beats barely stand out from the rest of the audio:
+    /// the map may be at the wrong tempo or phase.
+    case lowConfidence(confidence: Double, score: Double)
+
+    /// A sentence for users.
+    public var description: String {
+        switch self {
+        case .lowConfidence(let confidence, let score):
+            return
+                "low confidence (\(String(format: "%.2f", confidence)) of the beats meet an onset; score \(String(format: "%.1f", score))): listen to the map before using it"
+        }
+    }
 }
 
 /// Makes a beat map from an audio file: one streaming pass of aubio over the decoded audio, then a
@@ -88,7 +106,25 @@ public struct BeatMapAnalyzer: Sendable {
             duration: analysis.duration,
             sampleRate: analysis.sampleRate, sha256: sha)
         let map = BeatMap(audio: audio, tempo: fit.tempo, beats: fit.beats, analysis: provenance(analysis, fit))
-        return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis)
+        try Self.check(map, path: audioURL.path)
+        var warnings: [AnalysisWarning] = []
+        if fit.isLowConfidence { warnings.append(.lowConfidence(confidence: fit.confidence, score: fit.score)) }
+        return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis, warnings: warnings)
+    }
+
+    /// Checks `map` as written against the validator with its default settings: the analyzer never
+    /// hands out a map that `beatmap validate` rejects. One that would be rejected is an internal error.
+    static func check(_ map: BeatMap, path: String) throws(AnalysisError) {
+        let text: String
+        do { text = try BeatMapCodec.encode(map) } catch {
+            throw .internalError(path: path, findings: [error.localizedDescription])
+        }
+        let facts = AudioFacts(duration: map.audio.duration, sampleRate: map.audio.sampleRate ?? 0, sha256: map.audio.sha256)
+        let report = Validator().validate(bytes: Array(text.utf8), path: path, audio: facts)
+        let errors = report.findings.filter { $0.severity == .error }
+        guard errors.isEmpty else {
+            throw .internalError(path: path, findings: errors.prefix(3).map { "[\($0.ruleID)] \($0.message)" })
+        }
     }
 
     /// The map's `analysis` member.

@@ -70,6 +70,10 @@ public struct GridFit: Sendable, Equatable {
     /// The first and last musical onset: the span the beats cover.
     public var span: ClosedRange<Double>
 
+    /// Whether the map deserves a second look: under half its beats meet an onset, or its beats barely
+    /// stand out from the rest of the audio.
+    public var isLowConfidence: Bool { method != "aubio-tempo" && (confidence < 0.5 || score < 3) }
+
     /// The tempo map of the fit.
     public var tempo: [TempoSegment] { segments.map { TempoSegment(time: $0.firstBeat, bpm: $0.bpm) } }
 }

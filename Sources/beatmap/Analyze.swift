@@ -102,6 +102,7 @@ struct Analyze: AsyncParsableCommand {
         for (job, outcome) in zip(planned, outcomes) {
             switch outcome {
             case .written(let result):
+                for warning in result.warnings { Console.warning("\(job.audio.relativePath): \(warning)") }
                 text += "\(job.audio.relativePath) → \(job.map.relativePath): \(AnalysisSummary.describe(result))\n"
                 entries.append(AnalysisSummary.json(job, result))
             case .failed(let message):
@@ -138,6 +139,9 @@ enum AnalysisSummary {
         let tempo: String
         if fit.method == "aubio-tempo" {
             tempo = "aubio beats (free)"
+        } else if fit.method == "follow" {
+            let tempi = fit.segments.map(\.bpm)
+            tempo = "beats followed at \(bpm(tempi.min() ?? 0))–\(bpm(tempi.max() ?? 0)) BPM"
         } else if fit.segments.count == 1 {
             tempo = "\(bpm(fit.segments[0].bpm)) BPM"
         } else {
@@ -154,7 +158,7 @@ enum AnalysisSummary {
             ("method", .string(fit.method)), ("beats", .int(fit.beats.count)),
             ("confidence", .double(fit.confidence)), ("duration", .double(result.analysis.duration)),
         ])
-        if fit.method != "aubio-tempo" {
+        if fit.method != "aubio-tempo", fit.method != "follow" {
             object["segments"] = .array(
                 fit.segments.map {
                     .object(

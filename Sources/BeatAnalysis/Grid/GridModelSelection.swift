@@ -42,7 +42,8 @@ enum GridModel: Sendable, Equatable {
 /// Chooses the simplest model of the tracked beats that explains them: one grid; several grids where
 /// the tempo really changes; or none (the beats are followed one by one).
 ///
-/// - Tempo changes are found by binary segmentation of the beats into straight lines, a split being
+/// - A piece is split only where its one grid does not stay with the music (below). Then tempo
+///   changes are found by binary segmentation of the beats into straight lines, a split being
 ///   kept only when it lowers the Bayesian information criterion: the residual sum of squares in units
 ///   of the beats' own timing noise `σ` must fall by more than `3 ln n` (three parameters per extra
 ///   piece: its tempo, its phase and where it starts). `σ` is measured from the second differences of
@@ -115,6 +116,9 @@ struct GridModelSelector: Sendable {
     /// Binary segmentation: splits `range` at the observation where two lines fit best, when that
     /// lowers the criterion by more than `penalty`, and recurses into both halves.
     func split(_ range: Range<Int>, sums: LineSums, sigma: Double, penalty: Double) -> [Range<Int>] {
+        // A grid that stays with the music is kept whole: the onsets' own small, slowly varying timing
+        // errors (an onset between two analysis hops) must not read as tempo changes.
+        if staysWithMusic(sums.observations, pieces: [range], lines: [sums.line(range)]) { return [range] }
         guard let cut = bestCut(range, sums: sums) else { return [range] }
         let before = sums.residual(range) / (sigma * sigma)
         let after = (sums.residual(range.lowerBound..<cut) + sums.residual(cut..<range.upperBound)) / (sigma * sigma)
