@@ -110,6 +110,9 @@ public struct AudioAnalysis: Sendable {
     /// Mean square of the mono signal in each hop (hop `i` spans `i × hopDuration` onwards): where
     /// the audio is sounding.
     public var levels: [Float]
+    /// Mean square of the mono signal low-passed at 150 Hz in each hop: the kick drum and the bass, which
+    /// tell the beat's metric level and phase (see ``LowBand``).
+    public var lowLevels: [Float] = []
     /// Seconds subtracted from the onset envelope's raw times (the measured detection delay).
     public var envelopeDelay: Double
     /// Seconds subtracted from aubio's raw beat times.
@@ -198,6 +201,9 @@ public struct AudioAnalyzer: Sendable {
         values.reserveCapacity(estimatedHops)
         var levels: [Float] = []
         levels.reserveCapacity(estimatedHops)
+        var lowLevels: [Float] = []
+        lowLevels.reserveCapacity(estimatedHops)
+        var lowPass = LowBand(sampleRate: Double(frame.sampleRate))
         var rawBeats: [Double] = []
         var peak: Float = 0
         let blockFrames = hop * Self.hopsPerBlock
@@ -210,6 +216,7 @@ public struct AudioAnalyzer: Sendable {
             var energy: Float = 0
             for index in 0..<hop { energy += hopSamples[index] * hopSamples[index] }
             levels.append(energy / Float(hop))
+            lowLevels.append(lowPass.meanSquare(hopSamples, count: hop))
             if let specflux {
                 values.append(max(0, specflux.process(hopSamples)))
             } else if let onset {
@@ -263,7 +270,7 @@ public struct AudioAnalyzer: Sendable {
         return AudioAnalysis(
             path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
             envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm, peak: peak,
-            onsetMethod: settings.onsetMethod, levels: levels,
+            onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels,
             envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
             trackerDelay: trackerDelay)
     }

@@ -81,7 +81,7 @@ public struct BeatMapAnalyzer: Sendable {
         do {
             fit = try GridFitter(options: options.grid).fit(
                 analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats,
-                levels: analysis.levels)
+                levels: analysis.levels, lowLevels: analysis.lowLevels)
         } catch {
             throw .noBeat(path: audioURL.path, reason: error.reason)
         }

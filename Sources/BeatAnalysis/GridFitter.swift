@@ -119,9 +119,11 @@ public struct GridFitter: Sendable {
     /// Fits a grid to `envelope` for audio of `duration` seconds. `trackerBeats` (aubio's beats) are
     /// used by `free` mode.
     /// `levels` (mean square per hop, as ``AudioAnalysis/levels``) lets the beats cover a quiet,
-    /// beatless intro or a ringing ending where the audio is still sounding.
+    /// beatless intro or a ringing ending where the audio is still sounding; `lowLevels` (the low band's,
+    /// as ``AudioAnalysis/lowLevels``) tells the kick drum's place, for the metric level and the phase.
     public func fit(
-        _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil
+        _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil,
+        lowLevels: [Float]? = nil
     ) throws(GridFitError)
         -> GridFit
     {
@@ -145,15 +147,21 @@ public struct GridFitter: Sendable {
             var period = global.grid.period
             tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
             // The metric level, read along the tracked beats; a new level is tracked anew.
+            let lowBand = lowLevels.flatMap { LowBand.novelty(levels: $0, like: envelope) }
             var visited = [period]
             for _ in 0..<3 {
                 let sequence = BeatSequence(beats: tracked)
-                guard let change = levelChange(sequence, novelty: novelty) else { break }
+                guard let change = levelChange(sequence, novelty: novelty, lowBand: lowBand) else { break }
                 let next = sequence.medianInterval / change.factor
                 guard !visited.contains(where: { abs(log($0 / next)) < 0.1 }) else { break }
                 visited.append(next)
                 period = next
                 tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
+            }
+            // Beats half a beat out move to the beats between them.
+            let sequence = BeatSequence(beats: tracked)
+            if isOffBeat(sequence, novelty: novelty, lowBand: lowBand) {
+                tracked = (0..<(tracked.count - 1)).map { sequence.time(at: Double($0) + 0.5) }
             }
             let observations = observe(tracked, matcher: matcher, period: period)
             if options.mode == .follow || observations.count < 8 {
@@ -162,7 +170,11 @@ public struct GridFitter: Sendable {
                 var selector = GridModelSelector()
                 selector.allowChanges = options.mode != .constant
                 selector.allowFollow = options.mode == .auto
-                model = selector.select(observations)
+                model = selector.select(observations) { range, line in
+                    piece(
+                        range, line: line, observations: observations, tracked: tracked, matcher: matcher,
+                        novelty: novelty)
+                }
             }
             if case .follow = model, tracked.count < 4 { model = .grid([]) }
         }
@@ -173,22 +185,18 @@ public struct GridFitter: Sendable {
         case .grid(let pieces) where pieces.count > 1:
             var segments: [SegmentFit] = []
             for (index, piece) in pieces.enumerated() {
-                let lower = index == 0 ? span.lowerBound : piece.line.time(piece.indices.lowerBound) - 0.5 * piece.line.period
-                let upper = index + 1 == pieces.count ? span.upperBound : piece.line.time(piece.indices.upperBound) + 0.5 * piece.line.period
-                let segmentSpan = lower...max(lower, upper)
-                let seed = Grid(anchor: piece.line.time(piece.indices.lowerBound), period: piece.line.period)
-                let grid = refine(seed, over: segmentSpan, matcher: matcher, fixedPeriod: false)
-                let scored = score(grid, novelty: novelty, span: segmentSpan)
-                segments.append(SegmentFit(span: segmentSpan, grid: grid, score: scored.score, alternatives: scored.alternatives))
+                let lower = index == 0 ? min(span.lowerBound, piece.span.lowerBound) : piece.span.lowerBound
+                let upper =
+                    index + 1 == pieces.count ? max(span.upperBound, piece.span.upperBound) : piece.span.upperBound
+                let scored = score(piece.grid, novelty: novelty, span: piece.span)
+                segments.append(
+                    SegmentFit(span: lower...upper, grid: piece.grid, score: scored.score, alternatives: scored.alternatives))
             }
             chosen = (segments[0].grid, segments[0].score, segments[0].alternatives)
             fittedSegments = layOut(segments, novelty: novelty, span: span, sounding: sounding, duration: duration)
         case .grid(let pieces):
-            var grid = global.grid
-            if let piece = pieces.first {
-                let seed = Grid(anchor: piece.line.time(piece.indices.lowerBound), period: piece.line.period)
-                grid = refine(seed, over: span, matcher: matcher, fixedPeriod: false)
-            }
+            var grid = pieces.first?.grid ?? global.grid
+            if pieces.isEmpty { grid = refine(grid, over: span, matcher: matcher, fixedPeriod: options.forcedBPM != nil) }
             let scored = score(grid, novelty: novelty, span: span)
             chosen = (grid, scored.score, scored.alternatives)
             fittedSegments = layOut(
@@ -242,6 +250,51 @@ public struct GridFitter: Sendable {
             .filter { $0 >= span.lowerBound - 0.5 * period && $0 <= span.upperBound + 0.5 * period }
     }
 
+    /// The grid of a run of observations, refined against the onsets over the time they cover, and
+    /// whether it explains the music there: the tracked beats lie within 15 ms of its grid points in the
+    /// median (about where two sounds meant together start to be heard apart). Distances are taken to the
+    /// nearest grid point, so a beat the tracker slipped does not count against a grid that fits the
+    /// rest; a tempo that drifts away from the grid does.
+    func piece(
+        _ range: Range<Int>, line: BeatLine, observations: [BeatObservation], tracked: [Double], matcher: PeakMatcher,
+        novelty: Novelty
+    ) -> (piece: GridPiece, explains: Bool) {
+        let first = observations[range.lowerBound]
+        let last = observations[range.upperBound - 1]
+        let lower = first.time - 0.5 * line.period
+        let upper = last.time + 0.5 * line.period
+        let span = lower...max(lower, upper)
+        // The period from the median tracked interval and the phase from the confirmed beats (a circular
+        // mean): unlike the line through the beat numbers, neither is thrown by a beat the tracker
+        // skipped or added. Then the fit grows from the clearest stretch over the piece.
+        let inside = tracked.filter { span.contains($0) }
+        var intervals = zip(inside.dropFirst(), inside).map { $0 - $1 }.filter { $0 > 0 }
+        intervals.sort()
+        let period = intervals.isEmpty ? line.period : intervals[intervals.count / 2]
+        var sine = 0.0
+        var cosine = 0.0
+        for observation in observations[range] {
+            let angle = 2 * Double.pi * observation.time / period
+            sine += sin(angle)
+            cosine += cos(angle)
+        }
+        let phase = atan2(sine, cosine) / (2 * Double.pi) * period
+        let anchor = phase + ((span.lowerBound - phase) / period).rounded(.up) * period
+        let seed = Grid(anchor: anchor, period: period)
+        let window = novelty.clearestWindow(period: period, in: span)
+        let grid = refine(
+            grow(seed, from: window, over: span, matcher: matcher, fixedPeriod: false), over: span, matcher: matcher,
+            fixedPeriod: false)
+        var deviations: [Double] = []
+        for beat in tracked where span.contains(beat) {
+            let k = ((beat - grid.anchor) / grid.period).rounded()
+            deviations.append(abs(beat - grid.time(Int(k))))
+        }
+        deviations.sort()
+        let median = deviations.isEmpty ? 0 : deviations[deviations.count / 2]
+        return (GridPiece(span: span, grid: grid), median <= 0.015)
+    }
+
     /// The tracked beats that an onset confirms (within 15 % of a beat, at most 50 ms), at the onset's
     /// time.
     func observe(_ beats: [Double], matcher: PeakMatcher, period: Double) -> [BeatObservation] {
@@ -255,16 +308,13 @@ public struct GridFitter: Sendable {
         return result
     }
 
-    /// Followed beats: each tracked beat at its confirming onset, if any, within the music; each
-    /// interval its own tempo segment.
+    /// Followed beats: the tracked beats (each already placed on the onset strength's peak near it),
+    /// each interval its own tempo segment.
     func followed(_ tracked: [Double], matcher: PeakMatcher, span: ClosedRange<Double>, duration: Double)
         -> [FittedSegment]
     {
         var beats: [Double] = []
-        for (index, beat) in tracked.enumerated() {
-            let interval = index + 1 < tracked.count ? tracked[index + 1] - beat : beat - tracked[max(0, index - 1)]
-            let tolerance = min(0.05, 0.15 * interval)
-            let time = matcher.nearest(to: beat, within: tolerance)?.time ?? beat
+        for time in tracked {
             guard time >= 0, time < duration else { continue }
             if let last = beats.last, time - last < 0.15 { continue }
             beats.append(time)
@@ -554,14 +604,17 @@ public struct GridFitter: Sendable {
             cuts.append(bestCut(segments[index], segments[index + 1], novelty: novelty))
         }
         var result: [FittedSegment] = []
+        var previousBeat = -Double.infinity
         for (index, segment) in segments.enumerated() {
             let grid = segment.grid
-            let lower = index == 0 ? start : cuts[index - 1]
+            // Beats strictly after the previous segment's last beat, at least a third of a beat on.
+            let lower = max(index == 0 ? start : cuts[index - 1], previousBeat + grid.period / 3)
             let upper = index + 1 < segments.count ? cuts[index] - 0.5 * grid.period : end
             let first = grid.firstIndex(atOrAfter: lower)
             let last = grid.lastIndex(atOrBefore: upper)
             guard last >= first else { continue }
             let beats = (first...last).map { grid.time($0) }.filter { $0 >= 0 && $0 < duration }
+            if let lastBeat = beats.last { previousBeat = lastBeat }
             guard let firstBeat = beats.first else { continue }
             result.append(FittedSegment(bpm: 60 / grid.period, firstBeat: firstBeat, beats: beats))
         }
@@ -572,7 +625,10 @@ public struct GridFitter: Sendable {
     /// onsets best.
     func bestCut(_ current: SegmentFit, _ next: SegmentFit, novelty: Novelty) -> Double {
         let boundary = current.span.upperBound
-        let zone = (boundary - 6)...(boundary + 6)
+        // Within 6 s of the boundary, and not beyond the middle of either segment.
+        let lower = max(boundary - 6, (current.span.lowerBound + boundary) / 2)
+        let upper = min(boundary + 6, (boundary + next.span.upperBound) / 2)
+        let zone = min(lower, boundary)...max(upper, boundary)
         let base = novelty.mean(in: zone)
         var bestTime = next.grid.time(next.grid.firstIndex(atOrAfter: boundary))
         var bestScore = -Double.infinity

@@ -23,12 +23,12 @@ struct BeatLine: Sendable, Equatable {
     func time(_ index: Int) -> Double { anchor + Double(index - origin) * period }
 }
 
-/// One piece of a piecewise grid: the beat numbers it covers and its line.
+/// One piece of a piecewise grid: where it applies and its grid.
 struct GridPiece: Sendable, Equatable {
-    /// First and last tracked beat number of the piece.
-    var indices: ClosedRange<Int>
-    /// The line through its observations.
-    var line: BeatLine
+    /// The time range it covers.
+    var span: ClosedRange<Double>
+    /// Its grid.
+    var grid: GridFitter.Grid
 }
 
 /// What the observations support.
@@ -42,55 +42,57 @@ enum GridModel: Sendable, Equatable {
 /// Chooses the simplest model of the tracked beats that explains them: one grid; several grids where
 /// the tempo really changes; or none (the beats are followed one by one).
 ///
-/// - A piece is split only where its one grid does not stay with the music (below). Then tempo
-///   changes are found by binary segmentation of the beats into straight lines, a split being
-///   kept only when it lowers the Bayesian information criterion: the residual sum of squares in units
-///   of the beats' own timing noise `σ` must fall by more than `3 ln n` (three parameters per extra
-///   piece: its tempo, its phase and where it starts). `σ` is measured from the second differences of
-///   consecutive beats, which a slow tempo drift hardly touches, so it is the noise of the onsets and
-///   the tracker rather than of the model. A piece needs at least ``minimumPieceBeats`` beats: a change
-///   needs many beats on both sides.
-/// - A grid explains the beats when it never strays from them for long: the residual averaged over any
-///   ``runBeats`` consecutive beats stays within ``maximumRunDeviation`` (15 ms, about where two sounds
-///   meant together start to be heard as a flam). Music played without a click drifts further than that
-///   between any two tempo changes a grid could place, so it is followed beat by beat.
+/// - One grid is kept when it explains the music (see `explains` in ``select(_:fit:)``).
+/// - Otherwise tempo changes are found by binary segmentation of the beats into straight lines of beat
+///   time against beat number, a split being kept only when it lowers the Bayesian information
+///   criterion: the residual sum of squares in units of the beats' own timing noise `σ` must fall by
+///   more than `3 ln n` (three parameters per extra piece: its tempo, its phase and where it starts).
+///   `σ` is measured from the second differences of consecutive beats, which a slow tempo drift hardly
+///   touches, so it is the noise of the onsets and the tracker rather than of the model. A piece needs
+///   at least ``minimumPieceBeats`` beats: a change needs many beats on both sides.
+/// - When even the pieces do not explain the music (it drifts, as music played without a click does),
+///   the beats are followed one by one.
 struct GridModelSelector: Sendable {
-    /// Fewest beats in one tempo piece.
-    var minimumPieceBeats = 16
-    /// Beats averaged when checking that a grid stays with the music.
-    var runBeats = 8
-    /// Largest mean deviation of the grid from `runBeats` consecutive beats, in seconds.
-    var maximumRunDeviation = 0.015
-    /// The floor of the timing noise `σ`, in seconds (the onset times' own precision).
-    var noiseFloor = 0.003
-    /// Whether pieces may be split at all (`false` for a forced constant grid).
+    /// Fewest beats in one tempo piece (eight bars of 4/4).
+    var minimumPieceBeats = 32
+    /// Whether pieces may be split at all (`false` for a constant grid).
     var allowChanges = true
     /// Whether following is allowed (`false` when a grid is asked for).
     var allowFollow = true
 
-    /// The model for `observations` (sorted by index; at least a few).
-    func select(_ observations: [BeatObservation]) -> GridModel {
-        guard observations.count >= 4, let first = observations.first, let last = observations.last else {
-            return .follow
-        }
+    /// The model for `observations` (sorted by index). `fit` turns a run of observations and the
+    /// least-squares line through them into a grid piece, and says whether that piece explains the
+    /// music it covers.
+    func select(_ observations: [BeatObservation], fit: (Range<Int>, BeatLine) -> (piece: GridPiece, explains: Bool))
+        -> GridModel
+    {
+        guard observations.count >= 4 else { return .follow }
         let sums = LineSums(observations)
-        let sigma = noise(observations)
         let whole = 0..<observations.count
-        var pieces: [Range<Int>] = [whole]
-        if allowChanges {
-            pieces = split(whole, sums: sums, sigma: sigma, penalty: 3 * log(Double(observations.count)))
+        let one = fit(whole, sums.line(whole))
+        if one.explains || !allowChanges {
+            return one.explains || !allowFollow ? .grid([one.piece]) : .follow
         }
-        let lines = pieces.map { sums.line($0) }
-        if allowFollow, !staysWithMusic(observations, pieces: pieces, lines: lines) {
-            return .follow
+        let sigma = noise(observations)
+        let ranges = split(whole, sums: sums, sigma: sigma, penalty: 3 * log(Double(observations.count)))
+        guard ranges.count > 1 else { return allowFollow ? .follow : .grid([one.piece]) }
+        var pieces = ranges.map { (range: $0, fit: fit($0, sums.line($0))) }
+        guard pieces.allSatisfy(\.fit.explains) || !allowFollow else { return .follow }
+        // Neighbours within 1 % of each other's tempo are one tempo: what split them was a stretch the
+        // tracker followed on another phase, not a tempo change. They are fitted again as one.
+        var index = 1
+        while index < pieces.count {
+            let previous = pieces[index - 1].fit.piece.grid.period
+            let current = pieces[index].fit.piece.grid.period
+            if abs(log(current / previous)) < Self.sameTempo {
+                let joined = pieces[index - 1].range.lowerBound..<pieces[index].range.upperBound
+                pieces[index - 1] = (joined, fit(joined, sums.line(joined)))
+                pieces.remove(at: index)
+            } else {
+                index += 1
+            }
         }
-        var result: [GridPiece] = []
-        for (index, piece) in pieces.enumerated() {
-            let lower = index == 0 ? first.index : observations[piece.lowerBound].index
-            let upper = index + 1 == pieces.count ? last.index : observations[pieces[index + 1].lowerBound].index - 1
-            result.append(GridPiece(indices: lower...max(lower, upper), line: lines[index]))
-        }
-        return .grid(result)
+        return .grid(pieces.map(\.fit.piece))
     }
 
     /// The timing noise of the beats: the robust spread of second differences of three consecutive
@@ -107,18 +109,21 @@ struct GridModelSelector: Sendable {
                 differences.append(abs(c.time - 2 * b.time + a.time))
             }
         }
-        guard !differences.isEmpty else { return noiseFloor }
+        guard !differences.isEmpty else { return Self.noiseFloor }
         differences.sort()
         let mad = differences[differences.count / 2]
-        return max(noiseFloor, 1.4826 * mad / 6.0.squareRoot())
+        return max(Self.noiseFloor, 1.4826 * mad / 6.0.squareRoot())
     }
+
+    /// Tempi closer than this (in natural log, 1 %) are the same tempo.
+    static let sameTempo = 0.01
+
+    /// The floor of the timing noise `σ`, in seconds (the onset times' own precision).
+    static let noiseFloor = 0.003
 
     /// Binary segmentation: splits `range` at the observation where two lines fit best, when that
     /// lowers the criterion by more than `penalty`, and recurses into both halves.
     func split(_ range: Range<Int>, sums: LineSums, sigma: Double, penalty: Double) -> [Range<Int>] {
-        // A grid that stays with the music is kept whole: the onsets' own small, slowly varying timing
-        // errors (an onset between two analysis hops) must not read as tempo changes.
-        if staysWithMusic(sums.observations, pieces: [range], lines: [sums.line(range)]) { return [range] }
         guard let cut = bestCut(range, sums: sums) else { return [range] }
         let before = sums.residual(range) / (sigma * sigma)
         let after = (sums.residual(range.lowerBound..<cut) + sums.residual(cut..<range.upperBound)) / (sigma * sigma)
@@ -140,22 +145,6 @@ struct GridModelSelector: Sendable {
             if best.map({ residual < $0.residual }) ?? true { best = (cut, residual) }
         }
         return best?.cut
-    }
-
-    /// Whether the grid's residuals, averaged over every run of ``runBeats`` consecutive observations
-    /// of one piece, stay within ``maximumRunDeviation``.
-    func staysWithMusic(_ observations: [BeatObservation], pieces: [Range<Int>], lines: [BeatLine]) -> Bool {
-        for (piece, line) in zip(pieces, lines) {
-            let residuals = piece.map { observations[$0].time - line.time(observations[$0].index) }
-            guard residuals.count >= runBeats else { continue }
-            var sum = residuals[0..<runBeats].reduce(0, +)
-            if abs(sum) / Double(runBeats) > maximumRunDeviation { return false }
-            for index in runBeats..<residuals.count {
-                sum += residuals[index] - residuals[index - runBeats]
-                if abs(sum) / Double(runBeats) > maximumRunDeviation { return false }
-            }
-        }
-        return true
     }
 }
 

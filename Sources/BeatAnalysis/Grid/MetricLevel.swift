@@ -29,6 +29,22 @@ struct BeatSequence: Sendable {
 }
 
 extension Novelty {
+    /// The mean, over beat numbers `offset`, `offset + step`, …, of the strongest value within a hop of
+    /// each point (for a curve as coarse as the low band's energy, whose rise may fall a hop either way).
+    func meanStrongest(of sequence: BeatSequence, step: Double, offset: Double) -> Double {
+        let end = Double(sequence.beats.count - 1)
+        var u = offset
+        var sum = 0.0
+        var count = 0
+        while u <= end + 1e-9 {
+            let t = sequence.time(at: u)
+            sum += max(value(at: t - hop), value(at: t), value(at: t + hop))
+            count += 1
+            u += step
+        }
+        return count > 0 ? sum / Double(count) : 0
+    }
+
     /// The mean value at beat numbers `offset`, `offset + step`, `offset + 2·step`, … of `sequence`.
     func mean(of sequence: BeatSequence, step: Double, offset: Double) -> Double {
         let end = Double(sequence.beats.count - 1)
@@ -41,6 +57,32 @@ extension Novelty {
             u += step
         }
         return count > 0 ? sum / Double(count) : 0
+    }
+}
+
+extension GridFitter {
+    /// The low band's weaker parity over its stronger one below which the beats alternate kick and
+    /// snare (a back-beat): half, a kick on every other beat with little low energy on the rest.
+    static let backBeatParity = 0.5
+
+    /// Whether `curve` alternates between the points `step` beats apart and those halfway between them:
+    /// the weaker set under ``backBeatParity`` of the stronger.
+    func alternates(_ curve: Novelty, _ sequence: BeatSequence, step: Double) -> Bool {
+        let on = curve.meanStrongest(of: sequence, step: step, offset: 0)
+        let off = curve.meanStrongest(of: sequence, step: step, offset: step / 2)
+        let strong = max(on, off)
+        return strong > 0 && min(on, off) / strong < Self.backBeatParity
+    }
+
+    /// Whether the tracked beats sit half a beat out: the kick drum (the low band) falls clearly (1.5×)
+    /// more between the beats than on them, and the broadband onsets there are at least as strong.
+    func isOffBeat(_ sequence: BeatSequence, novelty: Novelty, lowBand: Novelty?) -> Bool {
+        guard let lowBand, sequence.beats.count >= 16 else { return false }
+        let lowOn = lowBand.meanStrongest(of: sequence, step: 1, offset: 0)
+        let lowBetween = lowBand.meanStrongest(of: sequence, step: 1, offset: 0.5)
+        let on = novelty.mean(of: sequence, step: 1, offset: 0)
+        let between = novelty.mean(of: sequence, step: 1, offset: 0.5)
+        return lowBetween > 1.5 * lowOn && between >= on
     }
 }
 
@@ -58,7 +100,11 @@ extension GridFitter {
     /// parities differ; double when the parities are alike and the off-beats strong, or when the
     /// off-beats are nearly as strong as the beats; 3⁄2 when its points carry ¾ of the beats' strength;
     /// ⅔ only when its points clearly outscore the beats. The tempo hint bounds them all.
-    func levelChange(_ sequence: BeatSequence, novelty: Novelty) -> LevelChange? {
+    ///
+    /// The low band (kick drum and bass, when known) vetoes doubling where it alternates between the
+    /// beats' two parities: kick on one, snare on the other is the back-beat, the mark of the beat level
+    /// itself in popular music, however busy the hi-hats between the beats.
+    func levelChange(_ sequence: BeatSequence, novelty: Novelty, lowBand: Novelty? = nil) -> LevelChange? {
         let interval = sequence.medianInterval
         guard interval > 0, sequence.beats.count >= 8 else { return nil }
         let bpm = 60 / interval
@@ -73,8 +119,12 @@ extension GridFitter {
         let offBeats = novelty.mean(of: sequence, step: 1, offset: 0.5) / beats
         let between =
             [0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 0.75].map { novelty.mean(of: sequence, step: 1, offset: $0) }.max() ?? 0
+        var double = (parity >= 0.95 && offBeats >= 0.4) || offBeats >= 0.75
         let halve = parity < 0.3 || (between / beats < 0.1 && parity < 0.7)
-        let double = (parity >= 0.95 && offBeats >= 0.4) || offBeats >= 0.75
+        if let lowBand {
+            // The kick alternates at this level: it is the beat (or faster), never slower.
+            if alternates(lowBand, sequence, step: 2) { double = false }
+        }
         if bpm > highest || (halve && bpm / 2 >= lowest) { return LevelChange(factor: 0.5) }
         if bpm < lowest || (double && bpm * 2 <= highest) { return LevelChange(factor: 2) }
         // Ternary levels: points every ⅔ of a beat (3⁄2 the tempo) or every 1½ beats (⅔ the tempo).
