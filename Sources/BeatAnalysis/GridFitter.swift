@@ -170,11 +170,21 @@ public struct GridFitter: Sendable {
                 var selector = GridModelSelector()
                 selector.allowChanges = options.mode != .constant
                 selector.allowFollow = options.mode == .auto
-                model = selector.select(observations) { range, line in
-                    piece(
-                        range, line: line, observations: observations, tracked: tracked, matcher: matcher,
-                        novelty: novelty)
-                }
+                model = selector.select(
+                    observations, tracked: tracked.count,
+                    fit: { range, line in
+                        piece(
+                            range, line: line, observations: observations, tracked: tracked, matcher: matcher,
+                            novelty: novelty)
+                    },
+                    trackedBeatsAreStronger: { pieces in
+                        let gridBeats = pieces.flatMap { piece in
+                            let first = piece.grid.firstIndex(atOrAfter: piece.span.lowerBound)
+                            let last = piece.grid.lastIndex(atOrBefore: piece.span.upperBound)
+                            return last >= first ? (first...last).map { piece.grid.time($0) } : []
+                        }
+                        return meanValue(tracked, novelty: novelty) > meanValue(gridBeats, novelty: novelty)
+                    })
             }
             if case .follow = model, tracked.count < 4 { model = .grid([]) }
         }
@@ -250,30 +260,31 @@ public struct GridFitter: Sendable {
             .filter { $0 >= span.lowerBound - 0.5 * period && $0 <= span.upperBound + 0.5 * period }
     }
 
-    /// The grid of a run of observations, refined against the onsets over the time they cover, and
-    /// whether it explains the music there: the tracked beats lie within 15 ms of its grid points in the
-    /// median (about where two sounds meant together start to be heard apart). Distances are taken to the
-    /// nearest grid point, so a beat the tracker slipped does not count against a grid that fits the
-    /// rest; a tempo that drifts away from the grid does.
+    /// The grid of a run of observations, refined against the onsets over the time they cover, and how
+    /// many tracked beats there it explains: lies within 15 ms of (about where two sounds meant together
+    /// start to be heard apart). Distances are taken to the nearest grid point, so a beat the tracker
+    /// slipped costs one beat, not the rest of the song; a tempo that drifts away from the grid costs
+    /// every beat it drifts over.
     func piece(
         _ range: Range<Int>, line: BeatLine, observations: [BeatObservation], tracked: [Double], matcher: PeakMatcher,
         novelty: Novelty
-    ) -> (piece: GridPiece, explains: Bool) {
+    ) -> (piece: GridPiece, explained: Int) {
         let first = observations[range.lowerBound]
         let last = observations[range.upperBound - 1]
         let lower = first.time - 0.5 * line.period
         let upper = last.time + 0.5 * line.period
         let span = lower...max(lower, upper)
-        // The period from the median tracked interval and the phase from the confirmed beats (a circular
-        // mean): unlike the line through the beat numbers, neither is thrown by a beat the tracker
-        // skipped or added. Then the fit grows from the clearest stretch over the piece.
+        // The period from the median tracked interval and the phase from the confirmed beats in the
+        // clearest stretch (a circular mean): unlike the line through the beat numbers, neither is thrown
+        // by a beat the tracker skipped or added. Then the fit grows from that stretch over the piece.
         let inside = tracked.filter { span.contains($0) }
         var intervals = zip(inside.dropFirst(), inside).map { $0 - $1 }.filter { $0 > 0 }
         intervals.sort()
         let period = intervals.isEmpty ? line.period : intervals[intervals.count / 2]
+        let window = novelty.clearestWindow(period: period, in: span)
         var sine = 0.0
         var cosine = 0.0
-        for observation in observations[range] {
+        for observation in observations[range] where window.contains(observation.time) {
             let angle = 2 * Double.pi * observation.time / period
             sine += sin(angle)
             cosine += cos(angle)
@@ -281,18 +292,32 @@ public struct GridFitter: Sendable {
         let phase = atan2(sine, cosine) / (2 * Double.pi) * period
         let anchor = phase + ((span.lowerBound - phase) / period).rounded(.up) * period
         let seed = Grid(anchor: anchor, period: period)
-        let window = novelty.clearestWindow(period: period, in: span)
         let grid = refine(
             grow(seed, from: window, over: span, matcher: matcher, fixedPeriod: false), over: span, matcher: matcher,
             fixedPeriod: false)
-        var deviations: [Double] = []
+        var explained = 0
         for beat in tracked where span.contains(beat) {
             let k = ((beat - grid.anchor) / grid.period).rounded()
-            deviations.append(abs(beat - grid.time(Int(k))))
+            if abs(beat - grid.time(Int(k))) <= 0.015 { explained += 1 }
         }
-        deviations.sort()
-        let median = deviations.isEmpty ? 0 : deviations[deviations.count / 2]
-        return (GridPiece(span: span, grid: grid), median <= 0.015)
+        return (GridPiece(span: span, grid: grid), explained)
+    }
+
+    /// The mean, over `beats`, of the strongest onset novelty within 25 ms: fair to a grid, whose
+    /// points sit a little off the onsets they stand for, and to tracked beats, which sit on them.
+    func meanValue(_ beats: [Double], novelty: Novelty) -> Double {
+        guard !beats.isEmpty else { return 0 }
+        var sum = 0.0
+        for beat in beats {
+            var strongest = 0.0
+            var t = beat - 0.025
+            while t <= beat + 0.025 {
+                strongest = max(strongest, novelty.value(at: t))
+                t += novelty.hop / 2
+            }
+            sum += strongest
+        }
+        return sum / Double(beats.count)
     }
 
     /// The tracked beats that an onset confirms (within 15 % of a beat, at most 50 ms), at the onset's

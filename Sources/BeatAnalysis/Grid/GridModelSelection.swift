@@ -61,39 +61,60 @@ struct GridModelSelector: Sendable {
     var allowFollow = true
 
     /// The model for `observations` (sorted by index). `fit` turns a run of observations and the
-    /// least-squares line through them into a grid piece, and says whether that piece explains the
-    /// music it covers.
-    func select(_ observations: [BeatObservation], fit: (Range<Int>, BeatLine) -> (piece: GridPiece, explains: Bool))
-        -> GridModel
-    {
+    /// least-squares line through them into a grid piece, and counts the tracked beats it covers and
+    /// those it explains (lies within 15 ms of). `tracked` is the number of tracked beats.
+    ///
+    /// Tempo changes are kept when each extra piece explains at least ``minimumPieceBeats`` more beats
+    /// than one grid does (a description-length argument: a piece costs a tempo, a phase and a start,
+    /// and must pay for them with beats). The beats are followed when the chosen grid explains under
+    /// ``minimumExplained`` of them and the tracked beats carry more onset strength than the grid's
+    /// (`trackedBeatsAreStronger`): where the two disagree because the tracker strayed onto another
+    /// phase for a while, the grid is kept.
+    func select(
+        _ observations: [BeatObservation], tracked: Int,
+        fit: (Range<Int>, BeatLine) -> (piece: GridPiece, explained: Int),
+        trackedBeatsAreStronger: ([GridPiece]) -> Bool
+    ) -> GridModel {
         guard observations.count >= 4 else { return .follow }
         let sums = LineSums(observations)
         let whole = 0..<observations.count
         let one = fit(whole, sums.line(whole))
-        if one.explains || !allowChanges {
-            return one.explains || !allowFollow ? .grid([one.piece]) : .follow
-        }
-        let sigma = noise(observations)
-        let ranges = split(whole, sums: sums, sigma: sigma, penalty: 3 * log(Double(observations.count)))
-        guard ranges.count > 1 else { return allowFollow ? .follow : .grid([one.piece]) }
-        var pieces = ranges.map { (range: $0, fit: fit($0, sums.line($0))) }
-        guard pieces.allSatisfy(\.fit.explains) || !allowFollow else { return .follow }
-        // Neighbours within 1 % of each other's tempo are one tempo: what split them was a stretch the
-        // tracker followed on another phase, not a tempo change. They are fitted again as one.
-        var index = 1
-        while index < pieces.count {
-            let previous = pieces[index - 1].fit.piece.grid.period
-            let current = pieces[index].fit.piece.grid.period
-            if abs(log(current / previous)) < Self.sameTempo {
-                let joined = pieces[index - 1].range.lowerBound..<pieces[index].range.upperBound
-                pieces[index - 1] = (joined, fit(joined, sums.line(joined)))
-                pieces.remove(at: index)
-            } else {
-                index += 1
+        var best = (pieces: [one.piece], explained: one.explained)
+        if allowChanges {
+            let sigma = noise(observations)
+            var pieces = split(whole, sums: sums, sigma: sigma, penalty: 3 * log(Double(observations.count))).map {
+                (range: $0, fit: fit($0, sums.line($0)))
+            }
+            // Neighbours within 1 % of each other's tempo are one tempo: what split them was a stretch
+            // the tracker followed on another phase, not a tempo change. They are fitted again as one.
+            var index = 1
+            while index < pieces.count {
+                let previous = pieces[index - 1].fit.piece.grid.period
+                let current = pieces[index].fit.piece.grid.period
+                if abs(log(current / previous)) < Self.sameTempo {
+                    let joined = pieces[index - 1].range.lowerBound..<pieces[index].range.upperBound
+                    pieces[index - 1] = (joined, fit(joined, sums.line(joined)))
+                    pieces.remove(at: index)
+                } else {
+                    index += 1
+                }
+            }
+            let explained = pieces.reduce(0) { $0 + $1.fit.explained }
+            if pieces.count > 1, explained - one.explained >= minimumPieceBeats * (pieces.count - 1) {
+                best = (pieces.map(\.fit.piece), explained)
             }
         }
-        return .grid(pieces.map(\.fit.piece))
+        if allowFollow, Double(best.explained) < Self.minimumExplained * Double(tracked),
+            trackedBeatsAreStronger(best.pieces)
+        {
+            return .follow
+        }
+        return .grid(best.pieces)
     }
+
+    /// The share of the tracked beats a grid must explain (lie within 15 ms of), or the beats are
+    /// followed: two thirds.
+    static let minimumExplained = 2.0 / 3.0
 
     /// The timing noise of the beats: the robust spread of second differences of three consecutive
     /// observed beats, divided by √6 (the second difference of independent errors has six times their
