@@ -119,7 +119,8 @@ public struct BeatMapAnalyzer: Sendable {
         do { text = try BeatMapCodec.encode(map) } catch {
             throw .internalError(path: path, findings: [error.localizedDescription])
         }
-        let facts = AudioFacts(duration: map.audio.duration, sampleRate: map.audio.sampleRate ?? 0, sha256: map.audio.sha256)
+        let facts = AudioFacts(
+            duration: map.audio.duration, sampleRate: map.audio.sampleRate ?? 0, sha256: map.audio.sha256)
         let report = Validator().validate(bytes: Array(text.utf8), path: path, audio: facts)
         let errors = report.findings.filter { $0.severity == .error }
         guard errors.isEmpty else {

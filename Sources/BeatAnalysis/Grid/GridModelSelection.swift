@@ -200,8 +200,9 @@ struct LineSums: Sendable {
         }
     }
 
-    private func centred(_ range: Range<Int>) -> (n: Double, mx: Double, my: Double, sxx: Double, sxy: Double, syy: Double)
-    {
+    private func centred(_ range: Range<Int>) -> (
+        n: Double, mx: Double, my: Double, sxx: Double, sxy: Double, syy: Double
+    ) {
         let lo = range.lowerBound
         let hi = range.upperBound
         let count = n[hi] - n[lo]

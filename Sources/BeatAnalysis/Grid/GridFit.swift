@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+
+/// How the beats of a map are laid out.
+public enum GridMode: String, Sendable, CaseIterable {
+    /// One tempo, or several segments when the music really changes tempo.
+    case auto
+    /// One tempo over the whole track.
+    case constant
+    /// Tempo segments wherever the local tempo changes (like `auto`, but reports every change found).
+    case segments
+    /// Beats that follow the music beat by beat, for music played without a click: each interval its
+    /// own tempo segment.
+    case follow
+    /// aubio's own beats, delay-compensated, each interval its own tempo.
+    case free
+}
+
+/// Settings of the grid fit.
+public struct GridFitOptions: Sendable, Equatable {
+    /// The layout.
+    public var mode: GridMode = .auto
+    /// A tempo to use instead of estimating one (constant grid).
+    public var forcedBPM: Double?
+    /// The slowest tempo the metric level may be set to (a hint).
+    public var minimumBPM: Double = 60
+    /// The fastest tempo the metric level may be set to (a hint).
+    public var maximumBPM: Double = 200
+
+    /// Default options.
+    public init() {}
+}
+
+/// A metric level other than the chosen one, with the score it got.
+public struct MetricAlternative: Sendable, Equatable {
+    /// The tempo ratio to the chosen level: `×2`, `½`, `⅔` or `3⁄2`.
+    public var ratio: String
+    /// Its tempo in BPM (of the first segment).
+    public var bpm: Double
+    /// Its score (mean onset strength at its grid points over the mean onset strength).
+    public var score: Double
+}
+
+/// One segment of a fitted grid.
+public struct FittedSegment: Sendable, Equatable {
+    /// The segment's tempo.
+    public var bpm: Double
+    /// Its first beat.
+    public var firstBeat: Double
+    /// Its beats.
+    public var beats: [Double]
+}
+
+/// The result of fitting a grid to an onset envelope.
+public struct GridFit: Sendable, Equatable {
+    /// The segments in time order (one for a constant grid; one per beat interval for `free`).
+    public var segments: [FittedSegment]
+    /// All beats in time order.
+    public var beats: [Double]
+    /// The method, for the map's provenance.
+    public var method: String
+    /// Fraction of beats with an onset within 50 ms (0…1).
+    public var confidence: Double
+    /// The chosen level's score (see ``MetricAlternative/score``).
+    public var score: Double
+    /// Other metric levels of the first segment, best first.
+    public var alternatives: [MetricAlternative]
+    /// The first and last musical onset: the span the beats cover.
+    public var span: ClosedRange<Double>
+
+    /// Whether the map deserves a second look: under half its beats meet an onset, or its beats barely
+    /// stand out from the rest of the audio.
+    public var isLowConfidence: Bool { method != "aubio-tempo" && (confidence < 0.5 || score < 3) }
+
+    /// The tempo map of the fit.
+    public var tempo: [TempoSegment] { segments.map { TempoSegment(time: $0.firstBeat, bpm: $0.bpm) } }
+}
+
+/// Why no grid could be fitted.
+public enum GridFitError: Error, Sendable, Equatable {
+    /// Too few onsets to find a beat.
+    case tooFewOnsets(Int)
+    /// No periodicity in the tempo range.
+    case noPeriodicity
+    /// The best grid's points are barely stronger than the rest of the audio.
+    case noRegularBeat(score: Double)
+    /// `free` mode without aubio tracker beats, or too few of them.
+    case tooFewTrackerBeats(Int)
+
+    /// A sentence for users.
+    public var reason: String {
+        switch self {
+        case .tooFewOnsets(let count): return "only \(count) onsets found; the audio has no regular beat"
+        case .noPeriodicity: return "no periodicity between the tempo limits"
+        case .noRegularBeat(let score):
+            return
+                "no regular beat: onsets on the best grid are only \(String(format: "%.1f", score))× as strong as elsewhere (noise, a drone or speech?); use --bpm to force a tempo"
+        case .tooFewTrackerBeats(let count): return "aubio's beat tracker found only \(count) beats"
+        }
+    }
+}

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+
+/// Makes the beats of a map from an onset envelope: the simplest model the music supports.
+///
+/// 1. The song's tempo and metric level from the envelope's autocorrelation over the whole music
+///    (``fitSegment(novelty:matcher:span:seed:)``).
+/// 2. The beats tracked through the whole song by ``BeatTracker`` (Viterbi over tempo and phase, tempi
+///    within 30 % of that tempo, a strong preference for staying), the metric level then checked along
+///    the tracked beats (``levelChange(_:novelty:lowBand:)``) and tracked anew when it moves.
+/// 3. The model: one grid where one explains the beats; tempo segments only where each extra piece
+///    explains many more beats; the tracked beats themselves (`follow`) where no grid does
+///    (``GridModelSelector``).
+/// 4. Each grid refined by least squares against the onsets (BPM to ≤ 0.01, phase to ≤ 1 ms on clicks)
+///    and laid over the music (``layOut(_:novelty:span:sounding:duration:)``).
+public struct GridFitter: Sendable {
+    /// The options.
+    public var options: GridFitOptions
+
+    /// A fitter with `options`.
+    public init(options: GridFitOptions = GridFitOptions()) {
+        self.options = options
+    }
+
+    /// Fits a grid to `envelope` for audio of `duration` seconds. `trackerBeats` (aubio's beats) are
+    /// used by `free` mode.
+    /// `levels` (mean square per hop, as ``AudioAnalysis/levels``) lets the beats cover a quiet,
+    /// beatless intro or a ringing ending where the audio is still sounding; `lowLevels` (the low band's,
+    /// as ``AudioAnalysis/lowLevels``) tells the kick drum's place, for the metric level and the phase.
+    public func fit(
+        _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil,
+        lowLevels: [Float]? = nil
+    ) throws(GridFitError)
+        -> GridFit
+    {
+        let novelty = Novelty(envelope: envelope)
+        let peaks = novelty.envelope.peaks()
+        guard peaks.count >= 4 else { throw .tooFewOnsets(peaks.count) }
+        let span = musicalSpan(peaks, duration: duration)
+        if options.mode == .free {
+            return try freeFit(trackerBeats ?? [], novelty: novelty, peaks: peaks, span: span, duration: duration)
+        }
+        let matcher = PeakMatcher(peaks: peaks)
+
+        // The song's tempo and metric level over the whole span, then the beats tracked through it.
+        guard let global = fitSegment(novelty: novelty, matcher: matcher, span: span) else { throw .noPeriodicity }
+        let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration) }
+        var model: GridModel
+        var tracked: [Double] = []
+        if options.forcedBPM != nil {
+            model = .grid([])
+        } else {
+            var period = global.grid.period
+            tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
+            // The metric level, read along the tracked beats; a new level is tracked anew.
+            let lowBand = lowLevels.flatMap { LowBand.novelty(levels: $0, like: envelope) }
+            var visited = [period]
+            for _ in 0..<3 {
+                let sequence = BeatSequence(beats: tracked)
+                guard let change = levelChange(sequence, novelty: novelty, lowBand: lowBand) else { break }
+                let next = sequence.medianInterval / change.factor
+                guard !visited.contains(where: { abs(log($0 / next)) < 0.1 }) else { break }
+                visited.append(next)
+                period = next
+                tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
+            }
+            // Beats half a beat out move to the beats between them.
+            let sequence = BeatSequence(beats: tracked)
+            if isOffBeat(sequence, novelty: novelty, lowBand: lowBand) {
+                tracked = (0..<(tracked.count - 1)).map { sequence.time(at: Double($0) + 0.5) }
+            }
+            let observations = observe(tracked, matcher: matcher, period: period)
+            if options.mode == .follow || observations.count < 8 {
+                model = .follow
+            } else {
+                var selector = GridModelSelector()
+                selector.allowChanges = options.mode != .constant
+                selector.allowFollow = options.mode == .auto
+                model = selector.select(
+                    observations, tracked: tracked.count,
+                    fit: { range, line in
+                        piece(
+                            range, line: line, observations: observations, tracked: tracked, matcher: matcher,
+                            novelty: novelty)
+                    },
+                    trackedBeatsAreStronger: { pieces in
+                        let gridBeats = pieces.flatMap { piece in
+                            let first = piece.grid.firstIndex(atOrAfter: piece.span.lowerBound)
+                            let last = piece.grid.lastIndex(atOrBefore: piece.span.upperBound)
+                            return last >= first ? (first...last).map { piece.grid.time($0) } : []
+                        }
+                        return meanValue(tracked, novelty: novelty) > meanValue(gridBeats, novelty: novelty)
+                    })
+            }
+            if case .follow = model, tracked.count < 4 { model = .grid([]) }
+        }
+
+        var fittedSegments: [FittedSegment]
+        var chosen = (grid: global.grid, score: global.score, alternatives: global.alternatives)
+        switch model {
+        case .grid(let pieces) where pieces.count > 1:
+            var segments: [SegmentFit] = []
+            for (index, piece) in pieces.enumerated() {
+                let lower = index == 0 ? min(span.lowerBound, piece.span.lowerBound) : piece.span.lowerBound
+                let upper =
+                    index + 1 == pieces.count ? max(span.upperBound, piece.span.upperBound) : piece.span.upperBound
+                let scored = score(piece.grid, novelty: novelty, span: piece.span)
+                segments.append(
+                    SegmentFit(
+                        span: lower...upper, grid: piece.grid, score: scored.score, alternatives: scored.alternatives))
+            }
+            chosen = (segments[0].grid, segments[0].score, segments[0].alternatives)
+            fittedSegments = layOut(segments, novelty: novelty, span: span, sounding: sounding, duration: duration)
+        case .grid(let pieces):
+            var grid = pieces.first?.grid ?? global.grid
+            if pieces.isEmpty {
+                grid = refine(grid, over: span, matcher: matcher, fixedPeriod: options.forcedBPM != nil)
+            }
+            let scored = score(grid, novelty: novelty, span: span)
+            chosen = (grid, scored.score, scored.alternatives)
+            fittedSegments = layOut(
+                [SegmentFit(span: span, grid: grid, score: scored.score, alternatives: scored.alternatives)],
+                novelty: novelty, span: span, sounding: sounding, duration: duration)
+        case .follow:
+            fittedSegments = followed(tracked, matcher: matcher, span: span, duration: duration)
+        }
+        let beats = fittedSegments.flatMap(\.beats)
+        let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
+        // Noise and steady sounds have onsets everywhere or nowhere: the best grid's points are then
+        // barely stronger than the rest (music scores 9 and more on the corpus; noise 1.7, a tone 2.4).
+        let score = global.score
+        let globalBeats = layOut(
+            [SegmentFit(span: span, grid: global.grid, score: score, alternatives: [])], novelty: novelty, span: span,
+            sounding: nil, duration: duration
+        ).flatMap(\.beats)
+        let globalConfidence = matchedFraction(globalBeats, matcher: matcher, tolerance: 0.05)
+        if options.forcedBPM == nil, score < 2 || (score < 3 && globalConfidence < 0.5) {
+            throw .noRegularBeat(score: score)
+        }
+        let method: String
+        if options.forcedBPM != nil {
+            method = "forced-bpm"
+        } else if case .follow = model {
+            method = "follow"
+        } else {
+            method = fittedSegments.count > 1 ? "grid-segments" : "grid-constant"
+        }
+        return GridFit(
+            segments: fittedSegments, beats: beats, method: method, confidence: confidence, score: chosen.score,
+            alternatives: chosen.alternatives, span: span)
+    }
+
+    // MARK: Tracking
+
+    /// Beats tracked through the whole song at tempi within 30 % of `period` (so the metric level stays
+    /// the song's), in seconds.
+    func trackBeats(novelty: Novelty, peaks: [OnsetPeak], period: Double, span: ClosedRange<Double>) -> [Double] {
+        let envelope = novelty.envelope
+        // The activation: novelty over the strong onsets' level, clipped to 0…1.
+        let strengths = peaks.filter { span.contains($0.time) }.map(\.strength).sorted()
+        guard !strengths.isEmpty else { return [] }
+        let scale = strengths[min(strengths.count - 1, Int(Double(strengths.count) * 0.9))]
+        guard scale > 0 else { return [] }
+        let activation = envelope.values.map { min(1, $0 / Float(scale)) }
+        let frames = BeatTracker().track(
+            activation: activation, frameDuration: envelope.hopDuration, shortest: period / 1.3,
+            longest: period * 1.3, preferred: period)
+        return frames.map { envelope.startTime + $0 * envelope.hopDuration }
+            .filter { $0 >= span.lowerBound - 0.5 * period && $0 <= span.upperBound + 0.5 * period }
+    }
+
+    /// The grid of a run of observations, refined against the onsets over the time they cover, and how
+    /// many tracked beats there it explains: lies within 15 ms of (about where two sounds meant together
+    /// start to be heard apart). Distances are taken to the nearest grid point, so a beat the tracker
+    /// slipped costs one beat, not the rest of the song; a tempo that drifts away from the grid costs
+    /// every beat it drifts over.
+    func piece(
+        _ range: Range<Int>, line: BeatLine, observations: [BeatObservation], tracked: [Double], matcher: PeakMatcher,
+        novelty: Novelty
+    ) -> (piece: GridPiece, explained: Int) {
+        let first = observations[range.lowerBound]
+        let last = observations[range.upperBound - 1]
+        let lower = first.time - 0.5 * line.period
+        let upper = last.time + 0.5 * line.period
+        let span = lower...max(lower, upper)
+        // The period from the median tracked interval and the phase from the confirmed beats in the
+        // clearest stretch (a circular mean): unlike the line through the beat numbers, neither is thrown
+        // by a beat the tracker skipped or added. Then the fit grows from that stretch over the piece.
+        let inside = tracked.filter { span.contains($0) }
+        var intervals = zip(inside.dropFirst(), inside).map { $0 - $1 }.filter { $0 > 0 }
+        intervals.sort()
+        let period = intervals.isEmpty ? line.period : intervals[intervals.count / 2]
+        let window = novelty.clearestWindow(period: period, in: span)
+        var sine = 0.0
+        var cosine = 0.0
+        for observation in observations[range] where window.contains(observation.time) {
+            let angle = 2 * Double.pi * observation.time / period
+            sine += sin(angle)
+            cosine += cos(angle)
+        }
+        let phase = atan2(sine, cosine) / (2 * Double.pi) * period
+        let anchor = phase + ((span.lowerBound - phase) / period).rounded(.up) * period
+        let seed = Grid(anchor: anchor, period: period)
+        let grid = refine(
+            grow(seed, from: window, over: span, matcher: matcher, fixedPeriod: false), over: span, matcher: matcher,
+            fixedPeriod: false)
+        var explained = 0
+        for beat in tracked where span.contains(beat) {
+            let k = ((beat - grid.anchor) / grid.period).rounded()
+            if abs(beat - grid.time(Int(k))) <= 0.015 { explained += 1 }
+        }
+        return (GridPiece(span: span, grid: grid), explained)
+    }
+
+    /// The mean, over `beats`, of the strongest onset novelty within 25 ms: fair to a grid, whose
+    /// points sit a little off the onsets they stand for, and to tracked beats, which sit on them.
+    func meanValue(_ beats: [Double], novelty: Novelty) -> Double {
+        guard !beats.isEmpty else { return 0 }
+        var sum = 0.0
+        for beat in beats {
+            var strongest = 0.0
+            var t = beat - 0.025
+            while t <= beat + 0.025 {
+                strongest = max(strongest, novelty.value(at: t))
+                t += novelty.hop / 2
+            }
+            sum += strongest
+        }
+        return sum / Double(beats.count)
+    }
+
+    /// The tracked beats that an onset confirms (within 15 % of a beat, at most 50 ms), at the onset's
+    /// time.
+    func observe(_ beats: [Double], matcher: PeakMatcher, period: Double) -> [BeatObservation] {
+        let tolerance = min(0.05, 0.15 * period)
+        var result: [BeatObservation] = []
+        for (index, beat) in beats.enumerated() {
+            if let peak = matcher.nearest(to: beat, within: tolerance) {
+                result.append(BeatObservation(index: index, time: peak.time))
+            }
+        }
+        return result
+    }
+
+    /// Followed beats: the tracked beats (each already placed on the onset strength's peak near it),
+    /// each interval its own tempo segment.
+    func followed(_ tracked: [Double], matcher: PeakMatcher, span: ClosedRange<Double>, duration: Double)
+        -> [FittedSegment]
+    {
+        var beats: [Double] = []
+        for time in tracked {
+            guard time >= 0, time < duration else { continue }
+            if let last = beats.last, time - last < 0.15 { continue }
+            beats.append(time)
+        }
+        return perBeatSegments(beats)
+    }
+
+    /// One tempo segment per beat, its tempo from the interval to the next beat.
+    func perBeatSegments(_ beats: [Double]) -> [FittedSegment] {
+        var segments: [FittedSegment] = []
+        for index in beats.indices {
+            let interval =
+                index + 1 < beats.count ? beats[index + 1] - beats[index] : beats[index] - beats[max(0, index - 1)]
+            let bpm = interval > 0 ? min(TempoLimits.maximumBPM, max(TempoLimits.minimumBPM, 60 / interval)) : 120
+            segments.append(FittedSegment(bpm: bpm, firstBeat: beats[index], beats: [beats[index]]))
+        }
+        return segments
+    }
+
+    /// The score of `grid` over `span` and the other metric levels', best first.
+    func score(_ grid: Grid, novelty: Novelty, span: ClosedRange<Double>) -> (
+        score: Double, alternatives: [MetricAlternative]
+    ) {
+        let base = novelty.mean(in: span)
+        guard base > 0 else { return (0, []) }
+        let chosenScore = novelty.levelGrid(grid, tempoFactor: 1, in: span).score / base
+        var alternatives: [MetricAlternative] = []
+        for (label, factor) in [("×2", 2.0), ("½", 0.5), ("⅔", 2.0 / 3.0), ("3⁄2", 1.5)] {
+            let candidate = novelty.levelGrid(grid, tempoFactor: factor, in: span)
+            alternatives.append(
+                MetricAlternative(ratio: label, bpm: 60 / candidate.grid.period, score: candidate.score / base))
+        }
+        alternatives.sort { $0.score > $1.score }
+        return (chosenScore, alternatives)
+    }
+}

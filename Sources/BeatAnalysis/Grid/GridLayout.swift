@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+
+// Laying the beats of one or more grids over the music.
+extension GridFitter {
+    /// The beats of each segment over its span, the first segment reaching back to the start of the
+    /// music and the last to its end, with the change between two segments placed where the onsets
+    /// fit best.
+    func layOut(
+        _ segments: [SegmentFit], novelty: Novelty, span: ClosedRange<Double>, sounding: ClosedRange<Double>?,
+        duration: Double
+    ) -> [FittedSegment] {
+        var start = max(0, span.lowerBound - 0.05)
+        var end = min(duration, span.upperBound + 0.05)
+        // A beatless intro that already sounds gets beats from a quarter beat before it starts; a ringing
+        // ending, up to two beats before the sound dies away (a drum's or a pad's own decay adds none).
+        if let sounding, let first = segments.first, let last = segments.last {
+            start = max(0, min(start, sounding.lowerBound - 0.25 * first.grid.period))
+            end = min(duration, max(end, sounding.upperBound - 2 * last.grid.period))
+        }
+        // Change times: where segment i+1's grid takes over.
+        var cuts: [Double] = []
+        for index in 0..<(segments.count - 1) {
+            cuts.append(bestCut(segments[index], segments[index + 1], novelty: novelty))
+        }
+        var result: [FittedSegment] = []
+        var previousBeat = -Double.infinity
+        for (index, segment) in segments.enumerated() {
+            let grid = segment.grid
+            // Beats strictly after the previous segment's last beat, at least a third of a beat on.
+            let lower = max(index == 0 ? start : cuts[index - 1], previousBeat + grid.period / 3)
+            let upper = index + 1 < segments.count ? cuts[index] - 0.5 * grid.period : end
+            let first = grid.firstIndex(atOrAfter: lower)
+            let last = grid.lastIndex(atOrBefore: upper)
+            guard last >= first else { continue }
+            let beats = (first...last).map { grid.time($0) }.filter { $0 >= 0 && $0 < duration }
+            if let lastBeat = beats.last { previousBeat = lastBeat }
+            guard let firstBeat = beats.first else { continue }
+            result.append(FittedSegment(bpm: 60 / grid.period, firstBeat: firstBeat, beats: beats))
+        }
+        return result
+    }
+
+    /// The beat of `next`'s grid, near the two segments' boundary, from which on the beats fit the
+    /// onsets best.
+    func bestCut(_ current: SegmentFit, _ next: SegmentFit, novelty: Novelty) -> Double {
+        let boundary = current.span.upperBound
+        // Within 6 s of the boundary, and not beyond the middle of either segment.
+        let lower = max(boundary - 6, (current.span.lowerBound + boundary) / 2)
+        let upper = min(boundary + 6, (boundary + next.span.upperBound) / 2)
+        let zone = min(lower, boundary)...max(upper, boundary)
+        let base = novelty.mean(in: zone)
+        var bestTime = next.grid.time(next.grid.firstIndex(atOrAfter: boundary))
+        var bestScore = -Double.infinity
+        let firstCandidate = next.grid.firstIndex(atOrAfter: zone.lowerBound)
+        let lastCandidate = next.grid.lastIndex(atOrBefore: zone.upperBound)
+        guard lastCandidate >= firstCandidate else { return bestTime }
+        for candidate in firstCandidate...lastCandidate {
+            let cut = next.grid.time(candidate)
+            var score = 0.0
+            var k = current.grid.firstIndex(atOrAfter: zone.lowerBound)
+            while current.grid.time(k) < cut - 0.5 * current.grid.period {
+                score += novelty.value(at: current.grid.time(k)) - base
+                k += 1
+            }
+            k = candidate
+            while next.grid.time(k) <= zone.upperBound {
+                score += novelty.value(at: next.grid.time(k)) - base
+                k += 1
+            }
+            if score > bestScore {
+                bestScore = score
+                bestTime = cut
+            }
+        }
+        return bestTime
+    }
+
+    /// Fraction of `beats` with an onset within `tolerance`.
+    func matchedFraction(_ beats: [Double], matcher: PeakMatcher, tolerance: Double) -> Double {
+        guard !beats.isEmpty else { return 0 }
+        let matched = beats.filter { matcher.nearest(to: $0, within: tolerance) != nil }.count
+        return (Double(matched) / Double(beats.count) * 1000).rounded() / 1000
+    }
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+
+// One grid: its period, phase and metric level, refined by least squares against the onsets.
+extension GridFitter {
+    struct SegmentFit {
+        var span: ClosedRange<Double>
+        var grid: Grid
+        var score: Double
+        var alternatives: [MetricAlternative]
+    }
+
+    /// A beat grid: `anchor + k × period`.
+    struct Grid: Equatable {
+        var anchor: Double
+        var period: Double
+
+        func time(_ k: Int) -> Double { anchor + Double(k) * period }
+        /// The grid index at or after `t`.
+        func firstIndex(atOrAfter t: Double) -> Int { Int(((t - anchor) / period - 1e-9).rounded(.up)) }
+        func lastIndex(atOrBefore t: Double) -> Int { Int(((t - anchor) / period + 1e-9).rounded(.down)) }
+    }
+
+    /// Fits the grid of one tempo to the onsets in `span`: the period from the autocorrelation (or the
+    /// forced BPM, or `seed`), the phase from the clearest 10-second stretch, then a least-squares line
+    /// through the matched onsets grown outward over the whole span, then the metric level.
+    func fitSegment(
+        novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>, seed: Grid? = nil
+    ) -> (grid: Grid, score: Double, alternatives: [MetricAlternative])? {
+        var grid: Grid
+        let forced = options.forcedBPM.map { 60 / $0 }
+        if let seed {
+            grid = seed
+        } else {
+            let period: Double
+            if let forced {
+                period = forced
+            } else {
+                guard
+                    let estimate = novelty.period(
+                        in: span, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM)
+                else {
+                    return nil
+                }
+                period = estimate.seconds
+            }
+            let window = novelty.clearestWindow(period: period, in: span)
+            grid = Grid(anchor: novelty.bestPhase(period: period, in: window).anchor, period: period)
+            grid = grow(grid, from: window, over: span, matcher: matcher, fixedPeriod: forced != nil)
+        }
+        grid = refine(grid, over: span, matcher: matcher, fixedPeriod: forced != nil)
+
+        // Metric level, by the metrical hierarchy: a level's own beats must all be strong. Halve the
+        // tempo when every other beat is weak (its weaker parity under half its stronger one); double it
+        // when the off-beats are nearly as strong as the beats. The tempo limits bound both; a ternary
+        // level (⅔, 3⁄2) replaces the beat only when its points clearly outscore the beats.
+        guard novelty.mean(in: span) > 0 else { return nil }
+        if forced == nil, seed == nil {
+            grid = chooseLevel(grid, novelty: novelty, matcher: matcher, span: span)
+        }
+        let scored = score(grid, novelty: novelty, span: span)
+        return (grid, scored.score, scored.alternatives)
+    }
+
+    /// The metric level for `start`, by the metrical hierarchy seen in the onsets. At the beat level of
+    /// popular music the beats alternate between different accents (kick and snare) and the off-beats
+    /// are weaker; a level that is too slow has beats that all look alike (every other true beat) and
+    /// strong off-beats (the back-beat); a level that is too fast has an empty level below it. So:
+    /// double the tempo when the beats' two parities are alike (≥ 0.95) and the off-beats reach 40 % of
+    /// the beats, or when the off-beats reach 75 %; halve it when every other beat is nearly empty
+    /// (< 30 % of the others) or when nothing lies between the beats (no point at ¼, ⅓, ½, ⅔ or ¾ of a
+    /// beat reaches 10 % of the beats) and the parities differ (< 70 %).
+    /// The tempo hint bounds both. The 3⁄2 level replaces the beat when its points carry 3⁄4 of the
+    /// beats' strength (as for doubling); the ⅔ level only when its points clearly outscore the beats'.
+    func chooseLevel(_ start: Grid, novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>) -> Grid {
+        var grid = start
+        func bpm(_ grid: Grid) -> Double { 60 / grid.period }
+        let lowest = options.minimumBPM * 0.97
+        let highest = options.maximumBPM * 1.03
+        var visited: [Double] = [bpm(grid)]
+        for _ in 0..<3 {
+            let beats = novelty.levelGrid(grid, tempoFactor: 1, in: span).score
+            guard beats > 0 else { break }
+            let half = novelty.levelGrid(grid, tempoFactor: 0.5, in: span)
+            let double = novelty.levelGrid(grid, tempoFactor: 2, in: span)
+            let parity = half.score > 0 ? max(0, 2 * beats - half.score) / half.score : 0
+            let offBeats = max(0, 2 * double.score - beats) / beats
+            // The strongest point between the beats (straight or swung eighths, triplets, sixteenths).
+            let between =
+                [0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 0.75].map { novelty.mean(of: grid, at: $0, in: span) }.max() ?? 0
+            let halve = parity < 0.3 || (between / beats < 0.1 && parity < 0.7)
+            let doubled = (parity >= 0.95 && offBeats >= 0.4) || offBeats >= 0.75
+            var next: Grid?
+            if bpm(grid) > highest || (halve && bpm(half.grid) >= lowest) {
+                next = half.grid
+            } else if bpm(grid) < lowest || (doubled && bpm(double.grid) <= highest) {
+                next = double.grid
+            }
+            guard let candidate = next, !visited.contains(where: { abs(log($0 / bpm(candidate))) < 0.05 }) else {
+                break
+            }
+            grid = refine(candidate, over: span, matcher: matcher, fixedPeriod: false)
+            visited.append(bpm(grid))
+        }
+        let beats = novelty.levelGrid(grid, tempoFactor: 1, in: span).score
+        for factor in [1.5, 2.0 / 3.0] {
+            let ternary = novelty.levelGrid(grid, tempoFactor: factor, in: span)
+            let tempo = bpm(ternary.grid)
+            // Like doubling, the faster ternary level (3⁄2) wins when its points carry 3⁄4 of the beats'
+            // strength; the slower one (⅔) only when it clearly outscores them.
+            let needed = factor > 1 ? 0.75 : 1.15
+            if ternary.score > needed * beats, tempo >= lowest, tempo <= highest {
+                return refine(ternary.grid, over: span, matcher: matcher, fixedPeriod: false)
+            }
+        }
+        return grid
+    }
+
+    /// Grows a least-squares fit outward from `seedWindow` until it covers `span`.
+    func grow(
+        _ start: Grid, from seedWindow: ClosedRange<Double>, over span: ClosedRange<Double>, matcher: PeakMatcher,
+        fixedPeriod: Bool
+    )
+        -> Grid
+    {
+        var grid = Grid(anchor: start.anchor, period: start.period)
+        // Re-anchor the grid at the seed window's clearest phase.
+        var lower = seedWindow.lowerBound
+        var upper = seedWindow.upperBound
+        while true {
+            let tolerance = min(0.04, 0.2 * grid.period)
+            if let fitted = leastSquares(
+                grid, over: lower...upper, matcher: matcher, tolerance: tolerance, fixedPeriod: fixedPeriod)
+            {
+                grid = fitted
+            }
+            if lower <= span.lowerBound, upper >= span.upperBound { break }
+            let width = upper - lower
+            lower = max(span.lowerBound, lower - max(5, width * 0.5))
+            upper = min(span.upperBound, upper + max(5, width * 0.5))
+        }
+        return grid
+    }
+
+    /// Final least-squares passes over the whole span with tightening tolerances.
+    func refine(_ start: Grid, over span: ClosedRange<Double>, matcher: PeakMatcher, fixedPeriod: Bool) -> Grid {
+        var grid = start
+        for tolerance in [0.04, 0.03, 0.02] {
+            if let fitted = leastSquares(
+                grid, over: span, matcher: matcher, tolerance: min(tolerance, 0.2 * grid.period),
+                fixedPeriod: fixedPeriod)
+            {
+                grid = fitted
+            }
+        }
+        return grid
+    }
+
+    /// Matches each grid point in `range` to the nearest onset within `tolerance` and fits
+    /// `time = anchor + k × period` through the matches, weighted by onset strength.
+    func leastSquares(
+        _ grid: Grid, over range: ClosedRange<Double>, matcher: PeakMatcher, tolerance: Double, fixedPeriod: Bool
+    )
+        -> Grid?
+    {
+        let first = grid.firstIndex(atOrAfter: range.lowerBound - tolerance)
+        let last = grid.lastIndex(atOrBefore: range.upperBound + tolerance)
+        guard last >= first else { return nil }
+        var sumW = 0.0
+        var sumK = 0.0
+        var sumT = 0.0
+        var sumKK = 0.0
+        var sumKT = 0.0
+        var matches = 0
+        // Beat numbers relative to the middle keep the sums well conditioned.
+        let middle = (first + last) / 2
+        for k in first...last {
+            let predicted = grid.time(k)
+            guard let peak = matcher.nearest(to: predicted, within: tolerance) else { continue }
+            let w = peak.strength.squareRoot()
+            let x = Double(k - middle)
+            let t = peak.time - predicted  // the residual: regressed on k, it corrects period and phase
+            sumW += w
+            sumK += w * x
+            sumT += w * t
+            sumKK += w * x * x
+            sumKT += w * x * t
+            matches += 1
+        }
+        guard matches >= 4, sumW > 0 else { return nil }
+        var period = grid.period
+        var intercept = sumT / sumW
+        let denominator = sumW * sumKK - sumK * sumK
+        if !fixedPeriod, denominator > 1e-12, matches >= 8 {
+            let slope = (sumW * sumKT - sumK * sumT) / denominator
+            intercept = (sumT - slope * sumK) / sumW
+            period = grid.period + slope
+        }
+        guard period > 0, period.isFinite, intercept.isFinite else { return nil }
+        // Re-anchor at the grid point nearest the range's start.
+        let middleTime = grid.time(middle) + intercept
+        let anchorIndex = ((range.lowerBound - middleTime) / period).rounded(.down)
+        return Grid(anchor: middleTime + anchorIndex * period, period: period)
+    }
+}

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+// Where the music is: the span the beats cover.
+extension GridFitter {
+    /// From the first to the last onset that is at least 5 % as strong as the strong onsets (the 90th
+    /// percentile), so a silent or near-silent intro and outro get no beats.
+    func musicalSpan(_ peaks: [OnsetPeak], duration: Double) -> ClosedRange<Double> {
+        let strengths = peaks.map(\.strength).sorted()
+        let reference = strengths[min(strengths.count - 1, Int(Double(strengths.count) * 0.9))]
+        let significant = peaks.filter { $0.strength >= 0.05 * reference && $0.time >= 0 && $0.time <= duration }
+        guard let first = significant.first?.time, let last = significant.last?.time, first < last else {
+            return 0...duration
+        }
+        return first...last
+    }
+
+    /// Where the audio sounds: from the first to the last hop within 30 dB of its loud level (the 95th
+    /// percentile of the hops' mean squares); `nil` when it never does.
+    func soundingSpan(_ levels: [Float], hopDuration: Double) -> ClosedRange<Double>? {
+        guard !levels.isEmpty else { return nil }
+        let sorted = levels.sorted()
+        let loud = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
+        guard loud > 0 else { return nil }
+        let threshold = loud * 0.001
+        guard let first = levels.firstIndex(where: { $0 >= threshold }),
+            let last = levels.lastIndex(where: { $0 >= threshold })
+        else { return nil }
+        return (Double(first) * hopDuration)...(Double(last + 1) * hopDuration)
+    }
+}

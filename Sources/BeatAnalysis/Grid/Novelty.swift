@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// The onset envelope prepared for scoring grids: the local mean (±0.1 s) subtracted and negative
+/// values dropped, so only what stands out as an onset counts.
+struct Novelty {
+    let envelope: OnsetEnvelope
+
+    init(envelope source: OnsetEnvelope) {
+        let values = source.values
+        let count = values.count
+        let radius = max(1, Int((0.1 / source.hopDuration).rounded()))
+        var prefix = [Double](repeating: 0, count: count + 1)
+        for index in 0..<count { prefix[index + 1] = prefix[index] + Double(values[index]) }
+        var result = [Float](repeating: 0, count: count)
+        for index in 0..<count {
+            let low = max(0, index - radius)
+            let high = min(count, index + radius + 1)
+            let mean = (prefix[high] - prefix[low]) / Double(high - low)
+            result[index] = Float(max(0, Double(values[index]) - mean))
+        }
+        envelope = OnsetEnvelope(values: result, hopDuration: source.hopDuration, startTime: source.startTime)
+    }
+
+    var hop: Double { envelope.hopDuration }
+
+    func value(at t: Double) -> Double { Double(envelope.value(at: t)) }
+
+    /// Index range of the envelope inside `range`.
+    func indices(in range: ClosedRange<Double>) -> Range<Int> {
+        let low = max(0, Int(envelope.position(of: range.lowerBound).rounded(.up)))
+        let high = min(envelope.count, Int(envelope.position(of: range.upperBound).rounded(.down)) + 1)
+        return low..<max(low, high)
+    }
+
+    /// Mean value inside `range`.
+    func mean(in range: ClosedRange<Double>) -> Double {
+        let indices = indices(in: range)
+        guard !indices.isEmpty else { return 0 }
+        var sum = 0.0
+        for index in indices { sum += Double(envelope.values[index]) }
+        return sum / Double(indices.count)
+    }
+
+    /// The beat period in `range` from the autocorrelation: the lag (between the tempo limits, widened
+    /// by an octave each way) whose multiples correlate best, refined between hops and over up to eight
+    /// beats.
+    func period(in range: ClosedRange<Double>, minimumBPM: Double, maximumBPM: Double) -> (
+        seconds: Double, strength: Double
+    )? {
+        let indices = indices(in: range)
+        let values = envelope.values
+        let slowest = 60 / max(20, minimumBPM / 2)
+        let fastest = 60 / min(400, maximumBPM * 2)
+        let minLag = max(2, Int((fastest / hop).rounded(.down)))
+        let maxPeriodLag = Int((slowest / hop).rounded(.up))
+        let maxLag = min(indices.count / 2, 4 * maxPeriodLag + 2)
+        guard maxLag > minLag + 2 else { return nil }
+        var acf = [Double](repeating: 0, count: maxLag + 1)
+        values.withUnsafeBufferPointer { buffer in
+            let base = indices.lowerBound
+            let n = indices.count
+            for lag in 0...maxLag {
+                var sum: Float = 0
+                var index = base
+                let end = base + n - lag
+                while index < end {
+                    sum += buffer[index] * buffer[index + lag]
+                    index += 1
+                }
+                acf[lag] = Double(sum) / Double(n - lag)
+            }
+        }
+        guard acf[0] > 0 else { return nil }
+        func acfAt(_ lag: Double) -> Double {
+            let index = Int(lag)
+            guard index + 1 <= maxLag else { return index <= maxLag ? acf[index] : 0 }
+            let fraction = lag - Double(index)
+            return acf[index] * (1 - fraction) + acf[index + 1] * fraction
+        }
+        // Comb over multiples: a beat period correlates at 1, 2, 3 and 4 periods.
+        var bestLag = 0.0
+        var bestScore = -Double.infinity
+        let lowBPM = max(20, minimumBPM / 2)
+        let highBPM = min(400, maximumBPM * 2)
+        var bpm = lowBPM
+        while bpm <= highBPM {
+            let lag = 60 / bpm / hop
+            if lag * 4 <= Double(maxLag) || lag * 2 <= Double(maxLag) {
+                var score = 0.0
+                var weight = 0.0
+                for multiple in 1...4 where lag * Double(multiple) <= Double(maxLag) {
+                    score += acfAt(lag * Double(multiple))
+                    weight += 1
+                }
+                score /= weight
+                // A mild preference for the middle of the hinted range keeps the octave sensible.
+                let centre = (minimumBPM * maximumBPM).squareRoot()
+                let prior = exp(-0.5 * pow(log2(bpm / centre) / 1.0, 2))
+                score *= prior
+                if score > bestScore {
+                    bestScore = score
+                    bestLag = lag
+                }
+            }
+            bpm *= 1.002
+        }
+        guard bestLag > 0 else { return nil }
+        // Refine the lag on the highest multiple's autocorrelation peak that fits.
+        var lag = bestLag
+        for multiple in [2, 4, 8] {
+            let target = lag * Double(multiple)
+            guard target + 3 < Double(maxLag) else { break }
+            var peakIndex = Int(target.rounded())
+            for candidate in max(1, Int(target) - 2)...min(maxLag - 1, Int(target) + 3)
+            where acf[candidate] > acf[peakIndex] {
+                peakIndex = candidate
+            }
+            guard peakIndex > 0, peakIndex < maxLag else { break }
+            let left = acf[peakIndex - 1]
+            let centreValue = acf[peakIndex]
+            let right = acf[peakIndex + 1]
+            let curvature = left - 2 * centreValue + right
+            guard curvature < 0 else { break }
+            let shift = 0.5 * (left - right) / curvature
+            lag = (Double(peakIndex) + max(-0.5, min(0.5, shift))) / Double(multiple)
+        }
+        return (lag * hop, bestScore / acf[0])
+    }
+
+    /// The phase of `period` with the highest mean value at its grid points over `range`.
+    func bestPhase(period: Double, in range: ClosedRange<Double>) -> (anchor: Double, score: Double) {
+        let steps = max(8, Int((period / (hop / 4)).rounded()))
+        var best = (anchor: range.lowerBound, score: -Double.infinity)
+        for step in 0..<steps {
+            let anchor = range.lowerBound + Double(step) * period / Double(steps)
+            var sum = 0.0
+            var count = 0
+            var t = anchor
+            while t <= range.upperBound {
+                sum += value(at: t)
+                count += 1
+                t += period
+            }
+            let score = count > 0 ? sum / Double(count) : 0
+            if score > best.score { best = (anchor, score) }
+        }
+        return best
+    }
+
+    /// The mean value at `grid`'s points shifted by `fraction` of a beat, over `range`.
+    func mean(of grid: GridFitter.Grid, at fraction: Double, in range: ClosedRange<Double>) -> Double {
+        let shifted = GridFitter.Grid(anchor: grid.anchor + fraction * grid.period, period: grid.period)
+        let first = shifted.firstIndex(atOrAfter: range.lowerBound)
+        let last = shifted.lastIndex(atOrBefore: range.upperBound)
+        guard last >= first else { return 0 }
+        var sum = 0.0
+        for k in first...last { sum += value(at: shifted.time(k)) }
+        return sum / Double(last - first + 1)
+    }
+
+    /// The 10-second stretch of `range` where the grid of `period` stands out most.
+    func clearestWindow(period: Double, in range: ClosedRange<Double>) -> ClosedRange<Double> {
+        let width = min(10, range.upperBound - range.lowerBound)
+        var best = range.lowerBound...(range.lowerBound + width)
+        var bestScore = -Double.infinity
+        var start = range.lowerBound
+        while start + width <= range.upperBound + 1e-9 {
+            let window = start...(start + width)
+            let base = mean(in: window)
+            if base > 0 {
+                let score = bestPhase(period: period, in: window).score / base
+                if score > bestScore {
+                    bestScore = score
+                    best = window
+                }
+            }
+            start += 2.5
+        }
+        return best
+    }
+
+    /// The grid at `tempoFactor` times the tempo of `grid`, at the phase (on sixths of a beat of
+    /// `grid`) whose points have the highest mean value over `range`; returns that grid and mean.
+    func levelGrid(_ grid: GridFitter.Grid, tempoFactor: Double, in range: ClosedRange<Double>) -> (
+        grid: GridFitter.Grid, score: Double
+    ) {
+        let period = grid.period / tempoFactor
+        let phaseStep = grid.period / 6
+        let phases = max(1, Int((period / phaseStep).rounded()))
+        var best = (grid: GridFitter.Grid(anchor: grid.anchor, period: period), score: -Double.infinity)
+        for phase in 0..<phases {
+            let anchor = grid.anchor + Double(phase) * phaseStep
+            let candidate = GridFitter.Grid(anchor: anchor, period: period)
+            let first = candidate.firstIndex(atOrAfter: range.lowerBound)
+            let last = candidate.lastIndex(atOrBefore: range.upperBound)
+            guard last >= first else { continue }
+            var sum = 0.0
+            for k in first...last { sum += value(at: candidate.time(k)) }
+            let score = sum / Double(last - first + 1)
+            if score > best.score { best = (candidate, score) }
+        }
+        return best
+    }
+}
