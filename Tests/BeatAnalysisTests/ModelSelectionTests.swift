@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+@testable import BeatAnalysis
+import BeatMapKit
+import Foundation
+import TestSynth
+import Testing
+
+/// The simplest model the music supports: one grid, tempo segments only for real tempo changes, and
+/// followed beats where no grid explains them.
+@Suite("Model selection and tracking")
+struct ModelSelectionTests {
+    /// A drum groove (kick on 1 and 3, snare on 2 and 4, hats on eighths) on the beats `beats`, with
+    /// `halfTime` beats (a range of beat numbers) played half-time: kick on 1, snare on 3, no hats.
+    static func groove(_ beats: [Double], halfTime: Range<Int> = 0..<0, silent: Range<Int> = 0..<0) -> SynthTrack {
+        var track = SynthTrack(duration: (beats.last ?? 0) + 1.5, sampleRate: 44_100)
+        for (index, t) in beats.enumerated() where !silent.contains(index) {
+            let next = index + 1 < beats.count ? beats[index + 1] : t + (t - beats[max(0, index - 1)])
+            if halfTime.contains(index) {
+                if index % 4 == 0 { track.add(.kick, at: t, gain: 0.6) }
+                if index % 4 == 2 { track.add(.snare, at: t, gain: 0.6) }
+                continue
+            }
+            track.add(index % 2 == 0 ? .kick : .snare, at: t, gain: 0.6)
+            track.add(.hiHat, at: t, gain: 0.25)
+            track.add(.hiHat, at: (t + next) / 2, gain: 0.2)
+        }
+        return track
+    }
+
+    @Test("a groove that drifts ±3 % (no click track) is followed beat by beat, every beat within 20 ms")
+    func drift() throws {
+        // Tempo 120 BPM ± 3 % over a 20-second cycle.
+        var beats: [Double] = []
+        var t = 0.5
+        while t < 70 {
+            beats.append(t)
+            t += 0.5 / (1 + 0.03 * sin(2 * Double.pi * t / 20))
+        }
+        let (result, folder) = try GridFitTests.analyse(Self.groove(beats))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(result.fit.method == "follow")
+        let (errors, missed) = GridFitTests.compare(result.fit.beats, beats)
+        #expect(missed <= 2)
+        let sorted = errors.map(abs).sorted()
+        let p95 = try #require(sorted.isEmpty ? nil : sorted[Int(Double(sorted.count - 1) * 0.95)])
+        #expect(p95 <= 0.020, "95th percentile error \(p95 * 1000) ms")
+    }
+
+    @Test("a half-time section and a drumless breakdown are not tempo changes: one 140 BPM grid")
+    func halfTimeAndBreakdown() throws {
+        let beats = (0..<200).map { 0.5 + Double($0) * 60 / 140 }
+        let track = Self.groove(beats, halfTime: 64..<96, silent: 128..<144)
+        let (result, folder) = try GridFitTests.analyse(track)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(result.fit.segments.count == 1, "segments \(result.fit.segments.map(\.bpm))")
+        let bpm = try #require(result.fit.segments.first?.bpm)
+        #expect(abs(bpm - 140) <= 0.01)
+        #expect(result.fit.method == "grid-constant")
+    }
+
+    @Test("--grid follow follows a constant groove too, and every mode's map validates")
+    func followMode() throws {
+        let (track, truth) = TestTracks.drums(bpm: 126, start: 0.4, duration: 30)
+        for mode in [GridMode.follow, .constant, .segments, .auto] {
+            var options = BeatMapAnalysisOptions()
+            options.grid.mode = mode
+            let (result, folder) = try GridFitTests.analyse(track, options: options)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            #expect(GridFitTests.compare(result.fit.beats, truth).missed <= 1, "mode \(mode)")
+            let text = try BeatMapCodec.encode(result.map)
+            let report = Validator().validate(
+                bytes: Array(text.utf8), path: "m",
+                audio: AudioFacts(duration: result.map.audio.duration, sampleRate: 44_100))
+            #expect(report.errorCount == 0, "mode \(mode): \(report.findings.map(\.message))")
+        }
+    }
+
+    @Test("a map the validator rejects is an internal error, never handed out")
+    func internalError() throws {
+        let map = BeatMap(audio: AudioReference(duration: 10), tempo: nil, beats: [1, 2, 1.5, 3])
+        #expect(throws: AnalysisError.self) { try BeatMapAnalyzer.check(map, path: "song.wav") }
+        do {
+            try BeatMapAnalyzer.check(map, path: "song.wav")
+        } catch {
+            guard case .internalError(let path, let findings) = error else {
+                Issue.record("expected .internalError, got \(error)")
+                return
+            }
+            #expect(path == "song.wav")
+            #expect(findings.contains { $0.contains("non-monotonic") })
+        }
+    }
+
+    @Test("the selector keeps one line for one tempo, two for a step, and follows a drift")
+    func selector() {
+        func observations(_ time: (Int) -> Double, count: Int) -> [BeatObservation] {
+            (0..<count).map { BeatObservation(index: $0, time: time($0)) }
+        }
+        func explained(_ obs: [BeatObservation], _ range: Range<Int>, _ line: BeatLine) -> (GridPiece, Int) {
+            let grid = GridFitter.Grid(anchor: line.time(0), period: line.period)
+            let count = obs[range].filter { abs($0.time - line.time($0.index)) <= 0.015 }.count
+            let span = obs[range.lowerBound].time...obs[range.upperBound - 1].time
+            return (GridPiece(span: span, grid: grid), count)
+        }
+        let selector = GridModelSelector()
+        let steady = observations({ 0.5 + Double($0) * 0.5 + ($0 % 3 == 0 ? 0.002 : -0.001) }, count: 200)
+        let one = selector.select(
+            steady, tracked: 200, fit: { explained(steady, $0, $1) }, trackedBeatsAreStronger: { _ in true })
+        guard case .grid(let pieces) = one else {
+            Issue.record("expected a grid, got \(one)")
+            return
+        }
+        #expect(pieces.count == 1)
+
+        let step = observations({ $0 < 100 ? Double($0) * 0.5 : 50 + Double($0 - 100) * 0.45 }, count: 200)
+        let two = selector.select(
+            step, tracked: 200, fit: { explained(step, $0, $1) }, trackedBeatsAreStronger: { _ in true })
+        guard case .grid(let stepPieces) = two else {
+            Issue.record("expected a grid, got \(two)")
+            return
+        }
+        #expect(stepPieces.count == 2)
+
+        var time = 0.0
+        var drifting: [BeatObservation] = []
+        for index in 0..<300 {
+            drifting.append(BeatObservation(index: index, time: time))
+            time += 0.5 * (1 + 0.03 * sin(Double(index) / 10))
+        }
+        let followed = selector.select(
+            drifting, tracked: 300, fit: { explained(drifting, $0, $1) }, trackedBeatsAreStronger: { _ in true })
+        #expect(followed == .follow)
+    }
+
+    @Test("the tracker follows pulses through a tempo step and finds every one")
+    func tracker() throws {
+        let hop = 512.0 / 44_100
+        var activation = [Float](repeating: 0.02, count: 3000)
+        var pulses: [Double] = []
+        var t = 0.3
+        while t < Double(activation.count - 2) * hop {
+            pulses.append(t)
+            activation[Int((t / hop).rounded())] = 1
+            t += t < 15 ? 0.5 : 0.44
+        }
+        let frames = BeatTracker().track(
+            activation: activation, frameDuration: hop, shortest: 0.38, longest: 0.65, preferred: 0.5)
+        let beats = frames.map { $0 * hop }
+        let (errors, missed) = GridFitTests.compare(beats, pulses)
+        #expect(missed == 0)
+        #expect(errors.allSatisfy { abs($0) <= hop })
+        #expect(beats.count == pulses.count)
+    }
+}
