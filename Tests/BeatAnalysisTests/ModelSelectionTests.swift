@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-@testable import BeatAnalysis
 import BeatMapKit
 import Foundation
 import TestSynth
 import Testing
+
+@testable import BeatAnalysis
 
 /// The simplest model the music supports: one grid, tempo segments only for real tempo changes, and
 /// followed beats where no grid explains them.
