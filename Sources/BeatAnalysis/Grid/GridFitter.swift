@@ -164,11 +164,31 @@ public struct GridFitter: Sendable {
         let scale = strengths[min(strengths.count - 1, Int(Double(strengths.count) * 0.9))]
         guard scale > 0 else { return [] }
         let activation = envelope.values.map { min(1, $0 / Float(scale)) }
-        let frames = BeatTracker().track(
-            activation: activation, frameDuration: envelope.hopDuration, shortest: period / 1.3,
-            longest: period * 1.3, preferred: period)
-        return frames.map { envelope.startTime + $0 * envelope.hopDuration }
-            .filter { $0 >= span.lowerBound - 0.5 * period && $0 <= span.upperBound + 0.5 * period }
+        // Long tracks are tracked in chunks of about four minutes with 30 s of context on either side,
+        // so the tracker's memory stays bounded (one byte per tempo and frame of a chunk); each chunk
+        // keeps the beats of its own four minutes.
+        let hop = envelope.hopDuration
+        let chunk = Int((240 / hop).rounded())
+        let context = Int((30 / hop).rounded())
+        var beats: [Double] = []
+        var start = 0
+        repeat {
+            let lower = max(0, start - context)
+            let upper = activation.count - start <= chunk + context ? activation.count : start + chunk + context
+            let keepUpper = upper == activation.count ? Double.infinity : Double(start + chunk)
+            let frames = BeatTracker().track(
+                activation: Array(activation[lower..<upper]), frameDuration: hop, shortest: period / 1.3,
+                longest: period * 1.3, preferred: period)
+            for frame in frames {
+                let position = Double(lower) + frame
+                guard position >= Double(start) || start == 0, position < keepUpper else { continue }
+                let time = envelope.startTime + position * hop
+                if let last = beats.last, time - last < 0.5 * period { continue }
+                beats.append(time)
+            }
+            start = upper == activation.count ? upper : start + chunk
+        } while start < activation.count
+        return beats.filter { $0 >= span.lowerBound - 0.5 * period && $0 <= span.upperBound + 0.5 * period }
     }
 
     /// The grid of a run of observations, refined against the onsets over the time they cover, and how

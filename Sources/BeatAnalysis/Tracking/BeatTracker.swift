@@ -59,8 +59,8 @@ struct BeatTracker {
 
         // Per-frame bonus of a beat state over a non-beat state: log(o) − log((1 − o)/(λ − 1)).
         let lambda = observationLambda
-        let bonus: [Double] = activation.map { value in
-            let o = min(0.999, max(0.001, Double(value)))
+        func bonus(_ frame: Int) -> Double {
+            let o = min(0.999, max(0.001, Double(activation[frame])))
             return log(o) - log((1 - o) / (lambda - 1))
         }
         let widths = intervals.map { max(1, Int((Double($0) * beatShare).rounded())) }
@@ -81,7 +81,7 @@ struct BeatTracker {
                 prior = -0.5 * pow(deviation / 0.1, 2)
             }
             for p in 0..<intervals[j] {
-                rings[offsets[j] + p] = prior - log(Double(total)) + (p < widths[j] ? bonus[0] : 0)
+                rings[offsets[j] + p] = prior - log(Double(total)) + (p < widths[j] ? bonus(0) : 0)
             }
         }
         // Frame 0: phase p sits at (0 − p) mod τ. Re-store so that indices follow the rule.
@@ -114,7 +114,7 @@ struct BeatTracker {
                             entering[to] = best
                             pointer[t * tempi + to] = UInt8(arg)
                         }
-                        let b = bonus[t]
+                        let b = bonus(t)
                         for j in 0..<tempi {
                             let tau = intervals[j]
                             let base = offsets[j]
