@@ -126,6 +126,17 @@ public struct GridFitter: Sendable {
         case .follow:
             fittedSegments = followed(tracked, matcher: matcher, span: span, duration: duration)
         }
+        // Beats on the start of the transients they stand for.
+        if let levels,
+            let shift = TransientAlignment.shift(
+                beats: fittedSegments.flatMap(\.beats), levels: levels, hopDuration: envelope.hopDuration)
+        {
+            fittedSegments = fittedSegments.compactMap { segment in
+                let moved = segment.beats.map { $0 + shift }.filter { $0 >= 0 && $0 < duration }
+                guard let first = moved.first else { return nil }
+                return FittedSegment(bpm: segment.bpm, firstBeat: first, beats: moved)
+            }
+        }
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
         // Noise and steady sounds have onsets everywhere or nowhere: the best grid's points are then
