@@ -46,7 +46,7 @@ PARTS = ["synthetic", "hydrogen", "midi", "lmms", "warped", "variants", "long", 
 SCRIPTS = {"synthetic": "make-synthetic.py", "hydrogen": "render-hydrogen.py", "midi": "make-midi.py",
            "lmms": "render-lmms.py", "warped": "make-warped.py", "variants": "make-variants.py",
            "long": "make-long.py", "nonmusic": "make-nonmusic.py"}
-NEEDS = {"warped": ["midi", "lmms"], "variants": ["midi", "lmms"], "long": ["midi"]}
+NEEDS = {"warped": ["midi", "lmms"], "variants": ["midi", "lmms"], "long": ["lmms"]}
 
 VALIDATION = [
     "hydrogen/GM_kit_Diddley",

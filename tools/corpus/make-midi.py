@@ -26,7 +26,7 @@ change slips the grid after it by that rounding). corpuslib.fluid_event_frames m
 check-timing.py verifies the model against rendered clicks to the frame. NAME.drums lists the kick
 (GM notes 35, 36) and snare (38, 40) note-ons of MIDI channel 10, timed the same way.
 
-    python3 tools/corpus/make-midi.py [--force] [--only NAME,...]
+    python3 tools/corpus/make-midi.py [--force] [--only NAME,...] [--jobs N]   # N renders at once (2)
 
 Writes corpus/midi/NAME.wav, .beats, .drums, corpus/midi/mid/NAME.mid (our songs' MIDI files) and
 corpus/midi/index.json. Needs fluidsynth, fluid-soundfont-gm, openttd-openmsx (Debian), mido and
@@ -38,6 +38,7 @@ import random
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpuslib as cl  # noqa: E402
@@ -923,6 +924,7 @@ def render(mid_path, wav_path):
 
 def main(argv):
     force = "--force" in argv
+    workers = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 2
     only = None
     if "--only" in argv:
         only = set(argv[argv.index("--only") + 1].split(","))
@@ -935,14 +937,36 @@ def main(argv):
     for path in sorted(glob.glob(os.path.join(OPENMSX, "*.mid"))):
         name = "openmsx-" + os.path.basename(path)[:-4].replace("_", "-")
         jobs.append((name, None, path))
+    todo = []
+    for name, build, mid_path in jobs:
+        wav = os.path.join(folder, name + ".wav")
+        if only is None or name in only:
+            changed = False
+            if build is not None:
+                tmp = mid_path + ".new"
+                build().save(tmp)
+                with open(tmp, "rb") as f:
+                    new = f.read()
+                old = open(mid_path, "rb").read() if os.path.exists(mid_path) else None
+                changed = new != old
+                if changed:
+                    os.replace(tmp, mid_path)
+                else:
+                    os.remove(tmp)
+            if force or changed or not os.path.exists(wav):
+                todo.append((name, mid_path, wav))
+
+    def run(job):
+        name, mid_path, wav = job
+        render(mid_path, wav)
+        return name
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for n, name in enumerate(pool.map(run, todo)):
+            cl.log(f"midi: rendered [{n + 1}/{len(todo)}] {name}")
     entries = []
     for i, (name, build, mid_path) in enumerate(jobs):
         wav = os.path.join(folder, name + ".wav")
-        if only is None or name in only:
-            if build is not None:
-                build().save(mid_path)
-            if force or not os.path.exists(wav) or (build is not None and os.path.getmtime(wav) < os.path.getmtime(mid_path)):
-                render(mid_path, wav)
         if not (os.path.exists(wav) and os.path.exists(mid_path)):
             continue
         truth = midi_truth(mid_path)
