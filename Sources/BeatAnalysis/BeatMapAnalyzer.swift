@@ -138,7 +138,7 @@ public struct BeatMapAnalyzer: Sendable {
         object["aubio"] = .string(AubioLibrary.loadedLibrary)
         object["libsndfile"] = .string(AudioFileReader.libraryVersion)
         object["grid"] = .string(options.grid.mode.rawValue)
-        object["method"] = .string(fit.method)
+        object["method"] = .string(fit.method.rawValue)
         object["onsetMethod"] = .string(analysis.onsetMethod)
         object["hopSize"] = .int(analysis.frame.hopSize)
         object["bufferSize"] = .int(analysis.frame.bufferSize)
@@ -147,11 +147,11 @@ public struct BeatMapAnalyzer: Sendable {
         delay["onsetEnvelopeSeconds"] = rounded(analysis.envelopeDelay, 1e6)
         if analysis.trackerBeats != nil { delay["trackerSeconds"] = rounded(analysis.trackerDelay, 1e6) }
         object["delayCompensation"] = .object(delay)
-        if let bpm = fit.segments.first?.bpm, fit.method != "aubio-tempo" { object["bpm"] = rounded(bpm, 1e4) }
+        if let bpm = fit.segments.first?.bpm, fit.method != .aubioTempo { object["bpm"] = rounded(bpm, 1e4) }
         if let forced = options.grid.forcedBPM { object["forcedBPM"] = .double(forced) }
         object["bpmRange"] = .array([.double(options.grid.minimumBPM), .double(options.grid.maximumBPM)])
         object["confidence"] = rounded(fit.confidence)
-        if fit.method != "aubio-tempo" {
+        if fit.method != .aubioTempo {
             object["score"] = rounded(fit.score)
             object["alternatives"] = .array(
                 fit.alternatives.map {

@@ -137,9 +137,9 @@ enum AnalysisSummary {
     static func describe(_ result: AnalyzedBeatMap) -> String {
         let fit = result.fit
         let tempo: String
-        if fit.method == "aubio-tempo" {
+        if fit.method == .aubioTempo {
             tempo = "aubio beats (free)"
-        } else if fit.method == "follow" {
+        } else if fit.method == .follow {
             let tempi = fit.segments.map(\.bpm)
             tempo = "beats followed at \(bpm(tempi.min() ?? 0))–\(bpm(tempi.max() ?? 0)) BPM"
         } else if fit.segments.count == 1 {
@@ -155,10 +155,10 @@ enum AnalysisSummary {
         var object = JSONObject([
             ("audio", .string(job.audio.relativePath)), ("map", .string(job.map.relativePath)),
             ("status", .string("written")),
-            ("method", .string(fit.method)), ("beats", .int(fit.beats.count)),
+            ("method", .string(fit.method.rawValue)), ("beats", .int(fit.beats.count)),
             ("confidence", .double(fit.confidence)), ("duration", .double(result.analysis.duration)),
         ])
-        if fit.method != "aubio-tempo", fit.method != "follow" {
+        if fit.method.isGrid {
             object["segments"] = .array(
                 fit.segments.map {
                     .object(

@@ -77,7 +77,7 @@ struct GridFitTests {
         let (result, folder) = try Self.analyse(track, options: options)
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(result.fit.segments.map(\.bpm) == [60])
-        #expect(result.fit.method == "forced-bpm")
+        #expect(result.fit.method == .forcedBPM)
         // Every beat of the 60 BPM grid falls on one of the track's beats.
         let (errors, _) = Self.compare(truth, result.fit.beats)
         #expect(errors.count == result.fit.beats.count)

@@ -40,7 +40,7 @@ struct ModelSelectionTests {
         }
         let (result, folder) = try GridFitTests.analyse(Self.groove(beats))
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(result.fit.method == "follow")
+        #expect(result.fit.method == .follow)
         let (errors, missed) = GridFitTests.compare(result.fit.beats, beats)
         #expect(missed <= 2)
         let sorted = errors.map(abs).sorted()
@@ -57,7 +57,7 @@ struct ModelSelectionTests {
         #expect(result.fit.segments.count == 1, "segments \(result.fit.segments.map(\.bpm))")
         let bpm = try #require(result.fit.segments.first?.bpm)
         #expect(abs(bpm - 140) <= 0.01)
-        #expect(result.fit.method == "grid-constant")
+        #expect(result.fit.method == .gridConstant)
     }
 
     @Test("--grid follow follows a constant groove too, and every mode's map validates")

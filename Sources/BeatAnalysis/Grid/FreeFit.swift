@@ -26,7 +26,7 @@ extension GridFitter {
         }
         let matcher = PeakMatcher(peaks: peaks)
         return GridFit(
-            segments: segments, beats: beats, method: "aubio-tempo",
+            segments: segments, beats: beats, method: .aubioTempo,
             confidence: matchedFraction(beats, matcher: matcher, tolerance: 0.05),
             score: 0, alternatives: [], span: span)
     }

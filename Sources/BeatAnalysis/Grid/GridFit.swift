@@ -53,6 +53,23 @@ public struct FittedSegment: Sendable, Equatable {
     public var beats: [Double]
 }
 
+/// What the analysis made of the beats, for the map's provenance.
+public enum FitMethod: String, Sendable, Equatable, CaseIterable {
+    /// One grid.
+    case gridConstant = "grid-constant"
+    /// Grids with tempo changes between them.
+    case gridSegments = "grid-segments"
+    /// The tracked beats, followed one by one.
+    case follow
+    /// One grid at a tempo the user gave.
+    case forcedBPM = "forced-bpm"
+    /// aubio's own beats (`free`).
+    case aubioTempo = "aubio-tempo"
+
+    /// Whether the beats lie on grids (with a tempo and metric alternatives to report).
+    public var isGrid: Bool { self != .follow && self != .aubioTempo }
+}
+
 /// The result of fitting a grid to an onset envelope.
 public struct GridFit: Sendable, Equatable {
     /// The segments in time order (one for a constant grid; one per beat interval for `free`).
@@ -60,7 +77,7 @@ public struct GridFit: Sendable, Equatable {
     /// All beats in time order.
     public var beats: [Double]
     /// The method, for the map's provenance.
-    public var method: String
+    public var method: FitMethod
     /// Fraction of beats with an onset within 50 ms (0…1).
     public var confidence: Double
     /// The chosen level's score (see ``MetricAlternative/score``).
@@ -72,7 +89,7 @@ public struct GridFit: Sendable, Equatable {
 
     /// Whether the map deserves a second look: under half its beats meet an onset, or its beats barely
     /// stand out from the rest of the audio.
-    public var isLowConfidence: Bool { method != "aubio-tempo" && (confidence < 0.5 || score < 3) }
+    public var isLowConfidence: Bool { method != .aubioTempo && (confidence < 0.5 || score < 3) }
 
     /// The tempo map of the fit.
     public var tempo: [TempoSegment] { segments.map { TempoSegment(time: $0.firstBeat, bpm: $0.bpm) } }

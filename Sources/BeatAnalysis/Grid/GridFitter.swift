@@ -150,13 +150,13 @@ public struct GridFitter: Sendable {
         if options.forcedBPM == nil, score < 2 || (score < 3 && globalConfidence < 0.5) {
             throw .noRegularBeat(score: score)
         }
-        let method: String
+        let method: FitMethod
         if options.forcedBPM != nil {
-            method = "forced-bpm"
+            method = .forcedBPM
         } else if case .follow = model {
-            method = "follow"
+            method = .follow
         } else {
-            method = fittedSegments.count > 1 ? "grid-segments" : "grid-constant"
+            method = fittedSegments.count > 1 ? .gridSegments : .gridConstant
         }
         return GridFit(
             segments: fittedSegments, beats: beats, method: method, confidence: confidence, score: chosen.score,
