@@ -235,8 +235,8 @@ public enum MetricLevel: Sendable, Equatable, CaseIterable {
 /// What the onsets say about a map's beats, when they clearly say something.
 public enum BeatStrengthVerdict: Sendable, Equatable {
     /// The beats sit half a beat out: the midpoints between them carry `ratio` times their onset
-    /// strength; shifting every beat by `shift` seconds (half the median interval, signed) puts them
-    /// on those midpoints.
+    /// strength; shifting every beat by `shift` seconds (half the median interval) puts them on those
+    /// midpoints — backwards when an onset lies half a beat before the first beat, else forwards.
     case offbeat(ratio: Double, shift: Double)
     /// Another metric level fits the onsets clearly better; `ratio` is the evidence the level was
     /// chosen on (see ``BeatStrengthProfile/verdict``).
@@ -307,7 +307,9 @@ extension BeatStrengthProfile {
         if ratio >= Self.offbeatRatio, strongerMidpoints >= Self.mostPoints, midpoints.onsetShare >= Self.mostPoints,
             quarters < Self.offBeatsBetween, midpointParity < Self.alike
         {
-            return .offbeat(ratio: ratio, shift: beforeFirst > afterLast ? -medianInterval / 2 : medianInterval / 2)
+            // Back onto the music's beat half a beat before the first when there is one, else forward.
+            let back = beforeFirst > 0 || afterLast == 0
+            return .offbeat(ratio: ratio, shift: back ? -medianInterval / 2 : medianInterval / 2)
         }
         guard base > 0 else { return nil }
         let beatParity = Self.parity(evenBeats, oddBeats)
