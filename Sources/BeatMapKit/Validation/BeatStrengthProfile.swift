@@ -264,8 +264,8 @@ extension BeatStrengthProfile {
     /// at the right level 0–0.04 unless the music has sixteenth notes.
     public static let offBeatsBetween = 0.3
     /// `audio-metric-level` ⅔: points every 1½ beats must carry this multiple of the beats' strength.
-    /// Maps at 3⁄2 of the music's tempo read 2.0–4.6 (two beats in three miss the music's); correct
-    /// maps read at most 0.89 with a back-beat, other wrong maps at most 1.71.
+    /// Maps at 3⁄2 of the music's tempo read 2.0–4.6 (two beats in three miss the music's; 1.7 over
+    /// triplet hi-hats, not reported); correct maps read at most 0.89, other wrong maps at most 1.71.
     public static let twoThirdsRatio = 1.8
     /// `audio-metric-level` 3⁄2: points every ⅔ of a beat must carry this multiple of the beats'
     /// strength, with an onset at nine in ten of them, and at least 0.8 of the stronger half of the
@@ -273,7 +273,9 @@ extension BeatStrengthProfile {
     /// onset at every point and 0.86–1.13 of the stronger half; correct maps read at most 0.77.
     public static let threeHalvesRatio = 1.2
     /// `audio-metric-level` ½: the weaker half of the beats must carry less than this share of the
-    /// stronger half's strength, with nothing between the beats. Correct drum maps read at least 0.48.
+    /// stronger half's strength, with nothing between the beats. Correct maps read at least 0.48,
+    /// unless the detector barely sees one of the drums (a pure-sine kick alone: 0.09), and then the
+    /// off-beats between are not silent.
     public static let weakParity = 0.3
     /// Levels outside this tempo range are not suggested: the analyzer's default range (60–200 BPM)
     /// with its 3 % margin. Onsets alone cannot tell a 250 BPM beat from a 125 BPM beat with loud
