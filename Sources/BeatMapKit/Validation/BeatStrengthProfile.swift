@@ -157,6 +157,16 @@ public struct BeatStrengthProfile: Sendable, Equatable {
     }
 }
 
+extension BeatStrengthProfile {
+    /// The profile of the context's beats against its audio's onsets, when they and their strengths
+    /// are known.
+    init?(_ context: ValidationContext) {
+        guard case .facts(let facts) = context.audio, let onsets = facts.onsets, let strengths = facts.onsetStrengths
+        else { return nil }
+        self.init(beats: context.map.beats, onsets: onsets, strengths: strengths)
+    }
+}
+
 /// Onsets sorted by time with their strengths, for looking up the strongest onset near a time.
 struct OnsetTable {
     /// Onset times, ascending (finite onsets with a finite, non-negative strength only).

@@ -70,13 +70,3 @@ public struct AudioOffbeatRule: ValidationRule {
                 at: context.source.location(ofMember: "beats")))
     }
 }
-
-extension BeatStrengthProfile {
-    /// The profile of the context's beats against its audio's onsets, when they and their strengths
-    /// are known.
-    init?(_ context: ValidationContext) {
-        guard case .facts(let facts) = context.audio, let onsets = facts.onsets, let strengths = facts.onsetStrengths
-        else { return nil }
-        self.init(beats: context.map.beats, onsets: onsets, strengths: strengths)
-    }
-}
