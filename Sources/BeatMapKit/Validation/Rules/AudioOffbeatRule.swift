@@ -66,7 +66,7 @@ public struct AudioOffbeatRule: ValidationRule {
         let share = Int((profile.strongerMidpoints * 100).rounded())
         sink.report(
             Violation(
-                "beats look half a beat out: \(strength) (the stronger in \(share) % of \(profile.intervals) intervals); shift every beat by \(String(format: "%+.3f", shift)) s (half a beat)",
+                "beats look half a beat out: \(strength) (the stronger in \(share) % of the intervals); shift every beat by \(String(format: "%+.3f", shift)) s (half a beat)",
                 at: context.source.location(ofMember: "beats")))
     }
 }
