@@ -200,7 +200,8 @@ public final class AudioFileReader {
 /// Reads the facts of an audio file with libsndfile for the validator's `audio-mismatch` rule: the
 /// duration is measured by decoding every frame, because compressed headers can be wrong.
 public struct SndfileAudioInspector: AudioInspector {
-    /// Whether onsets are detected too (one aubio pass, for `audio-misaligned`).
+    /// Whether onsets are detected too (one aubio pass, for `audio-misaligned`, `audio-offbeat` and
+    /// `audio-metric-level`).
     public var computeOnsets: Bool
 
     /// An inspector; with `computeOnsets` it also finds the audio's onsets.
@@ -221,9 +222,7 @@ public struct SndfileAudioInspector: AudioInspector {
                 throw error
             }
             let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
-            return AudioFacts(
-                duration: analysis.duration, sampleRate: analysis.sampleRate, sha256: hash,
-                onsets: analysis.envelope.onsets())
+            return Self.facts(of: analysis, sha256: hash)
         }
         let reader = try AudioFileReader(url: url)
         let frames = try reader.countRemainingFrames()
@@ -231,5 +230,14 @@ public struct SndfileAudioInspector: AudioInspector {
         let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
         return AudioFacts(
             duration: Double(frames) / Double(reader.sampleRate), sampleRate: reader.sampleRate, sha256: hash)
+    }
+
+    /// The facts an analysis pass measured: duration, sample rate, and the onsets with their strengths.
+    /// (A function of its own: more locals after `inspect`'s typed `catch` crash Swift 6.3.1's SILGen.)
+    static func facts(of analysis: AudioAnalysis, sha256: String?) -> AudioFacts {
+        let peaks = analysis.envelope.peaks()
+        return AudioFacts(
+            duration: analysis.duration, sampleRate: analysis.sampleRate, sha256: sha256,
+            onsets: peaks.map(\.time), onsetStrengths: peaks.map(\.strength))
     }
 }

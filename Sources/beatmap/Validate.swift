@@ -137,7 +137,9 @@ struct Validate: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("audio"),
-        help: "Detect the audio's onsets and check the beats against them (audio-misaligned).")
+        help:
+            "Detect the audio's onsets and check the beats against them (audio-misaligned, audio-offbeat, audio-metric-level)."
+    )
     var alignment = false
 
     @Option(

@@ -157,13 +157,21 @@ public struct AudioFacts: Sendable, Equatable {
     public var sha256: String?
     /// Onset times in seconds, when they were computed (for `audio-misaligned`).
     public var onsets: [Double]?
+    /// The onsets' strengths (the onset detection function's value at each), parallel to ``onsets``,
+    /// when they were computed (for `audio-offbeat` and `audio-metric-level`). Only their ratios
+    /// matter; the scale is the detector's.
+    public var onsetStrengths: [Double]?
 
     /// Facts about an audio file.
-    public init(duration: TimeInterval, sampleRate: Int, sha256: String? = nil, onsets: [Double]? = nil) {
+    public init(
+        duration: TimeInterval, sampleRate: Int, sha256: String? = nil, onsets: [Double]? = nil,
+        onsetStrengths: [Double]? = nil
+    ) {
         self.duration = duration
         self.sampleRate = sampleRate
         self.sha256 = sha256
         self.onsets = onsets
+        self.onsetStrengths = onsetStrengths
     }
 }
 

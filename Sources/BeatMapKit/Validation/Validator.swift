@@ -8,7 +8,7 @@ public enum RuleCatalog {
     public static let contentRules: [any ValidationRule.Type] = [
         NonFiniteRule.self, InvalidTempoRule.self, NonMonotonicRule.self, DuplicateBeatRule.self,
         OutOfDurationRule.self, OffGridRule.self, GapRule.self, HitWindowOverlapRule.self, AudioMismatchRule.self,
-        AudioMisalignedRule.self,
+        AudioMisalignedRule.self, AudioOffbeatRule.self, AudioMetricLevelRule.self,
     ]
 
     /// All rule descriptions: the reader's two (`invalid-json`, `schema`) and the content rules.
@@ -41,7 +41,8 @@ public enum ValidationError: Error, LocalizedError, Sendable, Equatable {
 public struct Validator: Sendable {
     /// The settings in force.
     public var configuration: ValidationConfiguration
-    /// Reads audio files for `audio-mismatch`; without one, audio is not checked.
+    /// Reads audio files for `audio-mismatch` (and, when it detects onsets, `audio-misaligned`,
+    /// `audio-offbeat` and `audio-metric-level`); without one, audio is not checked.
     public var audioInspector: (any AudioInspector)?
 
     /// A validator with `configuration`, reading audio with `audioInspector`.
@@ -104,10 +105,11 @@ public struct Validator: Sendable {
     }
 
     private func inspectAudio(of map: BeatMap, mapURL: URL?) -> AudioCheck {
-        guard configuration.checkAudio,
-            configuration.severity(for: AudioMismatchRule.description) != nil
-                || configuration.severity(for: AudioMisalignedRule.description) != nil
-        else {
+        let audioRules = [
+            AudioMismatchRule.description, AudioMisalignedRule.description, AudioOffbeatRule.description,
+            AudioMetricLevelRule.description,
+        ]
+        guard configuration.checkAudio, audioRules.contains(where: { configuration.severity(for: $0) != nil }) else {
             return .skipped("")
         }
         guard let inspector = audioInspector else { return .skipped("") }

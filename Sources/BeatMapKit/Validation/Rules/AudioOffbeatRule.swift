@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// `audio-offbeat`: the map's beats sit half a beat out — on the off-beats — against its audio: the
+/// points halfway between consecutive beats carry clearly more onset strength than the beats do
+/// (≥ ``BeatStrengthProfile/offbeatRatio``×, the stronger in most intervals, over at least 16
+/// intervals), the points between those are nearly empty, and the midpoints alternate like a bar's
+/// beats. The fix is a shift of half a beat. Runs only when the audio's onsets and their strengths
+/// are known (`beatmap validate --audio`); see ``BeatStrengthProfile/verdict``.
+public struct AudioOffbeatRule: ValidationRule {
+    static let period = 0.5
+    static let start = 0.5
+    static let count = 24
+    static let duration = "13.0"
+    static let rock = OnsetPattern.onsets(OnsetPattern.rock, start: start, period: period, count: count)
+
+    public static let description = RuleDescription(
+        id: "audio-offbeat", defaultSeverity: .warning,
+        summary: "The beats sit half a beat out: the audio's onsets are clearly stronger between them (with --audio).",
+        triggeringExamples: [
+            .map(
+                beats: OnsetPattern.beats(start: start + period / 2, period: period, count: count - 1),
+                duration: duration, audio: rock),
+            .map(
+                beats: OnsetPattern.beats(start: start + period / 2, period: period, count: count - 1),
+                duration: duration,
+                audio: OnsetPattern.onsets(OnsetPattern.quarters, start: start, period: period, count: count)),
+        ],
+        nonTriggeringExamples: [
+            .map(
+                beats: OnsetPattern.beats(start: start, period: period, count: count), duration: duration, audio: rock),
+            // Syncopated: kick on 1 and on the "and" of 2 and 3, snare on 2 and 4, eighth-note hi-hats.
+            .map(
+                beats: OnsetPattern.beats(start: start, period: period, count: count), duration: duration,
+                audio: OnsetPattern.onsets(
+                    [
+                        [(0, 0.8), (0.5, 0.45)], [(0, 1.0), (0.5, 0.8)], [(0, 0.45), (0.5, 0.8)],
+                        [(0, 1.0), (0.5, 0.45)],
+                    ], start: start, period: period, count: count)),
+            // Off-beats louder than the beats but all alike (a reggae skank): not a bar's beats.
+            .map(
+                beats: OnsetPattern.beats(start: start, period: period, count: count), duration: duration,
+                audio: OnsetPattern.onsets(
+                    [
+                        [(0, 0.3), (0.5, 0.9)], [(0, 0.3), (0.5, 0.9)], [(0, 0.8), (0.5, 0.9)], [(0, 0.3), (0.5, 0.9)],
+                    ],
+                    start: start, period: period, count: count)),
+            // Onsets without strengths (an inspector that does not measure them): not judged.
+            .map(
+                beats: OnsetPattern.beats(start: start + period / 2, period: period, count: count - 1),
+                duration: duration,
+                audio: AudioFacts(duration: 13, sampleRate: 44100, onsets: rock.onsets)),
+        ])
+
+    public init() {}
+
+    public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
+        guard let profile = BeatStrengthProfile(context),
+            case .offbeat(let ratio, let shift) = profile.verdict
+        else { return }
+        let strength =
+            ratio.isFinite
+            ? "the onsets halfway between the beats are \(String(format: "%.2f", ratio))× stronger than on them"
+            : "the beats carry no onsets but the points halfway between them do"
+        let share = Int((profile.strongerMidpoints * 100).rounded())
+        sink.report(
+            Violation(
+                "beats look half a beat out: \(strength) (the stronger in \(share) % of the intervals); shift every beat by \(String(format: "%+.3f", shift)) s (half a beat)",
+                at: context.source.location(ofMember: "beats")))
+    }
+}
