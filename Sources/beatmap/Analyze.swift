@@ -10,7 +10,7 @@ extension GridMode: ExpressibleByArgument {}
 /// `beatmap analyze AUDIO…`.
 struct Analyze: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Make beat maps from audio: aubio onset analysis and a BPM-consistent grid fit.",
+        abstract: "Make beat maps from audio: aubio onsets, a whole-song beat tracker and the simplest grid that fits.",
         discussion: """
             AUDIO is a file or a folder (searched recursively for audio files). Each map is written to
             BeatMaps/<name>.beatmap.json unless -o or --out-dir says otherwise; an existing map is only
@@ -31,7 +31,7 @@ struct Analyze: AsyncParsableCommand {
 
     @Option(
         help:
-            "Grid: auto (one tempo, or segments where the tempo changes), constant, segments, or free (aubio's own beats)."
+            "Model: auto (the simplest the music supports: one grid, tempo segments, or followed beats), constant, segments, follow (beats followed one by one, for music without a click), or free (aubio's own beats)."
     )
     var grid: GridMode = .auto
 
