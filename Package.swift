@@ -32,13 +32,18 @@ let package = Package(
             providers: [.apt(["libaubio-dev"]), .brew(["aubio"])]
         ),
         .systemLibrary(
+            name: "CSoxr",
+            pkgConfig: "soxr",
+            providers: [.apt(["libsoxr-dev"]), .brew(["libsoxr"])]
+        ),
+        .systemLibrary(
             name: "CPortAudio",
             pkgConfig: "portaudio-2.0",
             providers: [.apt(["portaudio19-dev"]), .brew(["portaudio"])]
         ),
 
-        // Decoding, onset/tempo detection and grid fitting.
-        .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "CSndfile", "CAubio"]),
+        // Decoding, resampling to the analysis rate, onset/tempo detection and grid fitting.
+        .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "CSndfile", "CSoxr", "CAubio"]),
 
         // Click synthesis, the offline renderer/mixer and realtime output through PortAudio.
         .target(name: "BeatPreview", dependencies: ["BeatMapKit", "BeatAnalysis", "CPortAudio"]),

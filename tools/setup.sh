@@ -5,12 +5,13 @@
 # Extra Debian package names given as arguments are installed too (tools/bench/setup.sh uses that).
 set -euo pipefail
 if [ "$(uname)" = "Darwin" ]; then
-  brew install pkg-config libsndfile aubio portaudio lame
+  brew install pkg-config libsndfile libsoxr aubio portaudio lame
   exit 0
 fi
 PACKAGES=(
   pkg-config
   libsndfile1-dev   # CSndfile: decoding (LGPL-2.1)
+  libsoxr-dev       # CSoxr: resampling to the analysis rate (LGPL-2.1+)
   libaubio-dev      # CAubio: onset/tempo detection (GPL-3.0)
   portaudio19-dev   # CPortAudio: realtime preview output (MIT-style)
   jackd2            # tests: JACK's dummy backend, a paced virtual output device for `beatmap preview`
