@@ -9,6 +9,8 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
     case decode(AudioDecodeError)
     /// aubio refused its settings.
     case aubio(path: String, AubioError)
+    /// libsoxr could not resample the audio to the analysis rate.
+    case resample(path: String, ResamplerError)
     /// The file holds no audio frames.
     case empty(path: String)
     /// The file is too short to find a beat in.
@@ -27,6 +29,7 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
         switch self {
         case .decode(let error): return error.errorDescription
         case .aubio(let path, let error): return "\(path): \(error.errorDescription ?? "aubio failed")"
+        case .resample(let path, let error): return "\(path): \(error.errorDescription ?? "resampling failed")"
         case .empty(let path): return "\(path): the file holds no audio frames"
         case .tooShort(let path, let duration):
             return
@@ -42,11 +45,12 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
     }
 }
 
-/// The analysis frame used for a sample rate: a hop of about 11.6 ms (512 samples at 44.1 kHz) and a
-/// window of two hops. Keeping the hop's *duration* fixed keeps aubio's beat tracker, whose period
-/// limits are counted in hops (the "206 BPM" halving limit is only 206 BPM at 44.1 kHz / hop 512), at
-/// the same tempo limits whatever the file's rate; the hop is the nearest 7-smooth size so FFTW stays
-/// fast.
+/// An analysis frame: a sample rate, a hop of about 11.6 ms (512 samples at 44.1 kHz) and a window of
+/// two hops. The analyzer runs every file at one frame, ``analysis`` (22 050 Hz, hop 256, window 512),
+/// whatever the file's rate: the audio is resampled to it, so the same song at 22.05, 44.1 or 48 kHz
+/// gives the same detection function. The hop's duration keeps aubio's beat tracker, whose period
+/// limits are counted in hops (the "206 BPM" halving limit is 206 BPM at 44.1 kHz / hop 512, and so at
+/// 22.05 kHz / hop 256), at the tempo limits aubio was tuned for.
 public struct AnalysisFrame: Sendable, Equatable {
     /// Sample rate in Hz.
     public var sampleRate: Int
@@ -58,7 +62,15 @@ public struct AnalysisFrame: Sendable, Equatable {
     /// The reference hop: 512 samples at 44 100 Hz.
     public static let referenceHopDuration = 512.0 / 44_100.0
 
-    /// The frame for `sampleRate`.
+    /// The rate every file is analysed at, in Hz: half of 44.1 kHz, so a 44.1 kHz file (the commonest)
+    /// is resampled by a ratio of 2, and the FFTs are half as long as at 44.1 kHz.
+    public static let analysisSampleRate = 22_050
+
+    /// The frame the analyzer uses for every file: 22 050 Hz, hop 256, window 512.
+    public static let analysis = AnalysisFrame(sampleRate: analysisSampleRate)
+
+    /// The frame for `sampleRate`: a hop of the 7-smooth size nearest 11.6 ms (so FFTW stays fast) and a
+    /// window of two hops.
     public init(sampleRate: Int) {
         self.sampleRate = sampleRate
         let target = Double(sampleRate) * Self.referenceHopDuration
@@ -89,26 +101,29 @@ public struct AnalysisFrame: Sendable, Equatable {
 public struct AudioAnalysis: Sendable {
     /// The analysed file's path.
     public var path: String
-    /// Sample rate in Hz.
+    /// The file's sample rate in Hz (the analysis runs at ``AnalysisFrame/analysis``'s).
     public var sampleRate: Int
     /// Channels in the file (they are mixed down to mono).
     public var channels: Int
-    /// Frames decoded.
+    /// Frames decoded (at the file's rate).
     public var frames: Int64
-    /// The analysis frame.
+    /// The analysis frame (``AnalysisFrame/analysis``).
     public var frame: AnalysisFrame
+    /// The resampler that brought the audio to the analysis rate (library, version and quality recipe,
+    /// e.g. `libsoxr-0.1.3 HQ`), or `nil` when the file is at that rate already.
+    public var resampler: String?
     /// The onset detection function per hop, delay-compensated.
     public var envelope: OnsetEnvelope
     /// aubio's beat-tracker beats in seconds, delay-compensated, when the tracker ran.
     public var trackerBeats: [Double]?
     /// aubio's final tempo estimate in BPM, when the tracker ran.
     public var trackerBPM: Double?
-    /// Peak absolute sample value (after mixdown).
+    /// Peak absolute sample value (after mixdown, at the file's rate).
     public var peak: Float
     /// The onset detection method.
     public var onsetMethod: String
-    /// Mean square of the mono signal in each hop (hop `i` spans `i × hopDuration` onwards): where
-    /// the audio is sounding.
+    /// Mean square of the mono signal at the analysis rate in each hop (hop `i` spans `i × hopDuration`
+    /// onwards): where the audio is sounding.
     public var levels: [Float]
     /// Mean square of the mono signal low-passed at 150 Hz in each hop: the kick drum and the bass, which
     /// tell the beat's metric level and phase (see ``LowBand``).
@@ -132,16 +147,21 @@ public struct AudioAnalysisSettings: Sendable, Equatable {
     public var silenceDecibels = -60.0
     /// Shortest audio analysed, in seconds.
     public var minimumDuration = 2.0
-    /// Whether the file is decoded a few blocks ahead on a thread of its own (``DecodingPipeline``)
-    /// rather than on the analysing thread. The blocks, and so the results, are the same either way.
+    /// Whether the file is decoded, mixed down and resampled a few blocks ahead on a thread of its own
+    /// (``DecodingPipeline``) rather than on the analysing thread. The blocks, and so the results, are
+    /// the same either way.
     public var decodeAhead = true
+    /// libsoxr's quality recipe for resampling to the analysis rate (see ``AudioAnalyzer`` for the
+    /// choice).
+    public var resamplerQuality = Resampler.Quality.high
 
     /// Default settings.
     public init() {}
 }
 
 /// Measured detection delays: how late the analysis reports an onset, in hops. They were measured on
-/// synthetic click tracks (see `DelayCompensationTests`) and are subtracted explicitly.
+/// synthetic click tracks (see `DelayCompensationTests`) and are subtracted explicitly. Re-measured with
+/// every file analysed at 22.05 kHz through libsoxr (which keeps times aligned): unchanged.
 public enum DetectionDelay {
     /// Delay of the `specflux` detection function's peak after the onset, in hops: negative, because
     /// with a window of two hops the descriptor of hop `n` peaks for onsets at `n + 0.174` hops.
@@ -152,9 +172,12 @@ public enum DetectionDelay {
     public static let trackerHops = -1.1
 }
 
-/// Streams an audio file through libsndfile and aubio, block by block, keeping only the onset
+/// Streams an audio file through libsndfile, libsoxr and aubio, block by block, keeping only the onset
 /// detection function (a few bytes per hop) and the tracker's beats: memory does not grow with the
-/// audio beyond that. One analyzer per task; aubio objects are created per file.
+/// audio beyond that. The file is mixed down to mono at its own rate, then resampled to
+/// ``AnalysisFrame/analysisSampleRate`` (22 050 Hz) with libsoxr's `HQ` recipe (linear phase, so onsets
+/// keep their times; libsoxr trims its own filter delay) unless it is at that rate already, and aubio
+/// runs at hop 256, window 512. One analyzer per task; aubio objects are created per file.
 public struct AudioAnalyzer: Sendable {
     /// The settings.
     public var settings: AudioAnalysisSettings
@@ -164,7 +187,21 @@ public struct AudioAnalyzer: Sendable {
         self.settings = settings
     }
 
-    /// Decoded frames per block read from the file.
+    /// Lowest sample rate analysed, in Hz. Below it a file is refused as unsupported: resampling it to
+    /// 22 050 Hz would make every frame cost many (a 1 Hz header turns each frame into a second of
+    /// analysis), and no audio codec stores music that way.
+    public static let minimumSampleRate = 4_000
+
+    /// Refuses a file below ``minimumSampleRate``.
+    static func checkSampleRate(of reader: AudioFileReader) throws(AudioDecodeError) {
+        guard reader.sampleRate >= minimumSampleRate else {
+            throw .unsupported(
+                path: reader.path,
+                reason: "sample rate \(reader.sampleRate) Hz (the analysis needs at least \(minimumSampleRate) Hz)")
+        }
+    }
+
+    /// Samples at the analysis rate per block handed from the decoding to the analysis.
     static let hopsPerBlock = 32
 
     /// Analyses the file at `url`. `progress` is called now and then with the fraction decoded (0…1).
@@ -174,8 +211,16 @@ public struct AudioAnalyzer: Sendable {
         let reader: AudioFileReader
         do { reader = try AudioFileReader(url: url) } catch { throw .decode(error) }
         let path = url.path
-        let frame = AnalysisFrame(sampleRate: reader.sampleRate)
+        do { try Self.checkSampleRate(of: reader) } catch { throw .decode(error) }
+        let frame = AnalysisFrame.analysis
         let hop = frame.hopSize
+        let blockSamples = hop * Self.hopsPerBlock
+        let input: AnalysisInput
+        do {
+            input = try AnalysisInput(
+                reader: reader, outputRate: frame.sampleRate, quality: settings.resamplerQuality,
+                outputBlock: blockSamples)
+        } catch { throw .resample(path: path, error) }
         // specflux (the default) runs through the phase-free chain of aubio's parts; other methods
         // through aubio_onset_t.
         var specflux: AubioSpecfluxDetector?
@@ -196,7 +241,10 @@ public struct AudioAnalyzer: Sendable {
             }
         } catch { throw .aubio(path: path, error) }
 
-        let estimatedHops = reader.declaredFrames > 0 ? Int(min(reader.declaredFrames / Int64(hop) + 2, 1 << 22)) : 4096
+        // The samples expected at the analysis rate, from the length the header announces.
+        let ratio = Double(frame.sampleRate) / Double(reader.sampleRate)
+        let declared = max(1, Double(reader.declaredFrames) * ratio)
+        let estimatedHops = reader.declaredFrames > 0 ? Int(min(declared / Double(hop) + 2, Double(1 << 22))) : 4096
         var values: [Float] = []
         values.reserveCapacity(estimatedHops)
         var levels: [Float] = []
@@ -205,12 +253,9 @@ public struct AudioAnalyzer: Sendable {
         lowLevels.reserveCapacity(estimatedHops)
         var lowPass = LowBand(sampleRate: Double(frame.sampleRate))
         var rawBeats: [Double] = []
-        var peak: Float = 0
-        let blockFrames = hop * Self.hopsPerBlock
         let framer = HopFramer(hop: hop)
         var blocksRead = 0
-        var framesDecoded: Int64 = 0
-        let declared = Double(max(reader.declaredFrames, 1))
+        var samplesRead = 0
 
         func consume(_ hopSamples: UnsafePointer<Float>) {
             var energy: Float = 0
@@ -226,34 +271,41 @@ public struct AudioAnalyzer: Sendable {
             if let tracker, let beat = tracker.process(hopSamples) { rawBeats.append(beat) }
         }
 
-        func analyse(_ block: UnsafeMutablePointer<Float>, _ read: Int) {
-            for index in 0..<read { peak = max(peak, abs(block[index])) }
-            framer.feed(block, count: read, consume)
-            framesDecoded += Int64(read)
+        func analyse(_ block: UnsafeMutablePointer<Float>, _ count: Int) {
+            framer.feed(block, count: count, consume)
+            samplesRead += count
             blocksRead += 1
             if let progress, blocksRead % 64 == 0 {
-                progress(min(1, Double(framesDecoded) / declared))
+                progress(min(1, Double(samplesRead) / declared))
+            }
+        }
+
+        func fail(_ error: AnalysisInputError) -> AnalysisError {
+            switch error {
+            case .decode(let error): return .decode(error)
+            case .resample(let error): return .resample(path: path, error)
             }
         }
 
         if settings.decodeAhead {
-            // Decoding runs a few blocks ahead on a second thread.
-            let pipeline = DecodingPipeline(reader: reader, blockFrames: blockFrames)
-            do { try pipeline.forEachBlock(analyse) } catch { throw .decode(error) }
+            // Decoding, mixdown and resampling run a few blocks ahead on a second thread.
+            let pipeline = DecodingPipeline(input: input, blockFrames: blockSamples)
+            do { try pipeline.forEachBlock(analyse) } catch { throw fail(error) }
         } else {
-            let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
+            let block = UnsafeMutablePointer<Float>.allocate(capacity: blockSamples)
             defer { block.deallocate() }
             while true {
-                let read: Int
-                do { read = try reader.readMono(into: block, frames: blockFrames) } catch { throw .decode(error) }
-                if read == 0 { break }
-                analyse(block, read)
+                let count: Int
+                do { count = try input.read(into: block, capacity: blockSamples) } catch { throw fail(error) }
+                if count == 0 { break }
+                analyse(block, count)
             }
         }
         framer.finish(consume)
         progress?(1)
 
-        let frames = framesDecoded
+        let frames = reader.framesRead
+        let peak = input.peak
         if let reason = reader.truncation() { throw .decode(.readFailed(path: path, reason: reason)) }
         guard frames > 0 else { throw .empty(path: path) }
         let duration = Double(frames) / Double(reader.sampleRate)
@@ -269,7 +321,8 @@ public struct AudioAnalyzer: Sendable {
         let beats = tracker.map { _ in rawBeats.map { $0 - trackerDelay }.filter { $0 >= 0 && $0 < duration } }
         return AudioAnalysis(
             path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
-            envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm, peak: peak,
+            resampler: input.resampler?.summary, envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm,
+            peak: peak,
             onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels,
             envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
             trackerDelay: trackerDelay)

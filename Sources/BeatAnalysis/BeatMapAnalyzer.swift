@@ -143,6 +143,7 @@ public struct BeatMapAnalyzer: Sendable {
         object["hopSize"] = .int(analysis.frame.hopSize)
         object["bufferSize"] = .int(analysis.frame.bufferSize)
         object["analysisSampleRate"] = .int(analysis.frame.sampleRate)
+        object["resampler"] = .string(analysis.resampler ?? "none")
         var delay = JSONObject()
         delay["onsetEnvelopeSeconds"] = rounded(analysis.envelopeDelay, 1e6)
         if analysis.trackerBeats != nil { delay["trackerSeconds"] = rounded(analysis.trackerDelay, 1e6) }

@@ -9,6 +9,8 @@ public enum PlotSeriesError: Error, LocalizedError, Sendable, Equatable {
     case decode(AudioDecodeError)
     /// aubio refused its settings.
     case aubio(path: String, AubioError)
+    /// libsoxr could not resample the audio to the analysis rate.
+    case resample(path: String, ResamplerError)
     /// The file holds no audio.
     case empty(path: String)
     /// The requested time range is empty or outside the audio.
@@ -18,6 +20,7 @@ public enum PlotSeriesError: Error, LocalizedError, Sendable, Equatable {
         switch self {
         case .decode(let error): return error.localizedDescription
         case .aubio(let path, let error): return "\(path): \(error.localizedDescription)"
+        case .resample(let path, let error): return "\(path): \(error.localizedDescription)"
         case .empty(let path): return "\(path): the file holds no audio frames"
         case .range(let path, let from, let to, let duration):
             return "\(path): nothing to plot from \(BeatMapSummary.clock(from)) to \(BeatMapSummary.clock(to)) "
@@ -28,8 +31,10 @@ public enum PlotSeriesError: Error, LocalizedError, Sendable, Equatable {
 
 /// Reads what `beatmap plot` draws from an audio file in one streaming pass: the waveform's minimum and
 /// maximum per column and the onset-strength curve (aubio's detection function, delay-compensated as in
-/// ``AudioAnalyzer``). Samples are never all in memory: a block of hops is decoded at a time and folded
-/// into small per-bucket summaries (8 bytes per bucket of ≥ 256 samples, 4 bytes per hop).
+/// ``AudioAnalyzer``). The waveform is the mono mixdown at the file's rate; the curve is computed as the
+/// analyzer computes it, on the audio resampled to ``AnalysisFrame/analysis``'s rate. Samples are never
+/// all in memory: a block is decoded at a time and folded into small per-bucket summaries (8 bytes per
+/// bucket of ≥ 256 samples, 4 bytes per hop).
 public struct PlotSeriesReader: Sendable {
     /// Waveform columns (and onset-curve points) across the plotted range.
     public var columns: Int
@@ -47,14 +52,24 @@ public struct PlotSeriesReader: Sendable {
         let reader: AudioFileReader
         do { reader = try AudioFileReader(url: url) } catch { throw .decode(error) }
         let path = url.path
+        do { try AudioAnalyzer.checkSampleRate(of: reader) } catch { throw .decode(error) }
         let rate = Double(reader.sampleRate)
-        let frame = AnalysisFrame(sampleRate: reader.sampleRate)
+        let frame = AnalysisFrame.analysis
         let hop = frame.hopSize
         let onset: AubioOnsetDetector
         do {
             onset = try AubioOnsetDetector(
                 method: onsetMethod, bufferSize: frame.bufferSize, hopSize: hop, sampleRate: frame.sampleRate)
         } catch { throw .aubio(path: path, error) }
+        let resampler: Resampler?
+        do {
+            resampler =
+                reader.sampleRate == frame.sampleRate
+                ? nil
+                : try Resampler(
+                    inputRate: rate, outputRate: Double(frame.sampleRate),
+                    quality: AudioAnalysisSettings().resamplerQuality)
+        } catch { throw .resample(path: path, error) }
 
         // Buckets: the columns of the range `from`…`to`, or, without `to`, of the length the header
         // announces. Should the audio turn out longer, more buckets are added; should the layout not
@@ -75,17 +90,23 @@ public struct PlotSeriesReader: Sendable {
         var maxima = [Float](repeating: -.infinity, count: layoutEnd == nil ? 0 : columns)
         var descriptors: [Float] = []
 
-        let blockFrames = hop * 32
+        // File frames per block: about 32 hops at the analysis rate.
+        let blockFrames = min(
+            1 << 14, max(1 << 10, Int((Double(hop * 32) * rate / Double(frame.sampleRate)).rounded(.up))))
         let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
         defer { block.deallocate() }
+        let resampled = UnsafeMutablePointer<Float>.allocate(capacity: hop * 32)
+        defer { resampled.deallocate() }
         let framer = HopFramer(hop: hop)
         func detect(_ hopSamples: UnsafePointer<Float>) {
             onset.process(hopSamples)
             descriptors.append(max(0, onset.descriptor))
         }
+        func feed(_ samples: UnsafePointer<Float>, _ count: Int) { framer.feed(samples, count: count, detect) }
         var position = 0.0  // frame index of block[0]
         // The onset detector needs the audio before `from` (its memory) but nothing long after `to`.
-        let stopFrame = endFrame + Double(frame.bufferSize * 4)  // infinite without `to`: read to the end
+        // Infinite without `to`: read to the end.
+        let stopFrame = endFrame + Double(frame.bufferSize * 4) / Double(frame.sampleRate) * rate
 
         while position < stopFrame {
             let read: Int
@@ -112,9 +133,20 @@ public struct PlotSeriesReader: Sendable {
                     if sample > maxima[bucket] { maxima[bucket] = sample }
                 }
             }
-            // Onset detection, hop by hop.
-            framer.feed(block, count: read, detect)
+            // Onset detection, hop by hop, at the analysis rate.
+            if let resampler {
+                do { try resampler.process(block, count: read, buffer: resampled, capacity: hop * 32, feed) } catch {
+                    throw .resample(path: path, error)
+                }
+            } else {
+                feed(block, read)
+            }
             position += Double(read)
+        }
+        if let resampler {
+            do { try resampler.flush(buffer: resampled, capacity: hop * 32, feed) } catch {
+                throw .resample(path: path, error)
+            }
         }
         framer.finish(detect)
         guard position > 0 else { throw .empty(path: path) }

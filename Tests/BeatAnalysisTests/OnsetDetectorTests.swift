@@ -9,7 +9,7 @@ import Testing
 struct OnsetDetectorTests {
     @Test(
         "the phase-free specflux chain equals aubio_onset's specflux descriptor, hop by hop",
-        arguments: [44_100, 48_000])
+        arguments: [22_050, 44_100, 48_000])
     func specfluxMatchesAubioOnset(sampleRate: Int) throws {
         let frame = AnalysisFrame(sampleRate: sampleRate)
         var track = TestTracks.drums(bpm: 131, start: 0.2, duration: 8, sampleRate: sampleRate).track
@@ -55,6 +55,6 @@ struct OnsetDetectorTests {
         }
         errors.sort()
         #expect(abs(errors[errors.count / 2]) < 0.001, "median \(errors[errors.count / 2])")
-        #expect(envelope.hopDuration == 512.0 / 44_100)
+        #expect(envelope.hopDuration == AnalysisFrame.analysis.hopDuration)
     }
 }
