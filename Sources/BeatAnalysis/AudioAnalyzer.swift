@@ -147,9 +147,9 @@ public struct AudioAnalysisSettings: Sendable, Equatable {
     public var silenceDecibels = -60.0
     /// Shortest audio analysed, in seconds.
     public var minimumDuration = 2.0
-    /// Whether the file is decoded, mixed down and resampled a few blocks ahead on a thread of its own
-    /// (``DecodingPipeline``) rather than on the analysing thread. The blocks, and so the results, are
-    /// the same either way.
+    /// Whether the file is decoded and mixed down a few blocks ahead on a thread of its own
+    /// (``DecodingPipeline``) rather than on the analysing thread (which resamples and runs aubio either
+    /// way). The blocks, and so the results, are the same either way.
     public var decodeAhead = true
     /// libsoxr's quality recipe for resampling to the analysis rate (see ``AudioAnalyzer`` for the
     /// choice).
@@ -177,7 +177,8 @@ public enum DetectionDelay {
 /// audio beyond that. The file is mixed down to mono at its own rate, then resampled to
 /// ``AnalysisFrame/analysisSampleRate`` (22 050 Hz) with libsoxr's `HQ` recipe (linear phase, so onsets
 /// keep their times; libsoxr trims its own filter delay) unless it is at that rate already, and aubio
-/// runs at hop 256, window 512. One analyzer per task; aubio objects are created per file.
+/// runs at hop 256, window 512. One analyzer per task; aubio objects and the resampler are created per
+/// file.
 public struct AudioAnalyzer: Sendable {
     /// The settings.
     public var settings: AudioAnalysisSettings
@@ -201,8 +202,17 @@ public struct AudioAnalyzer: Sendable {
         }
     }
 
-    /// Samples at the analysis rate per block handed from the decoding to the analysis.
+    /// Analysis hops per block: a block of the file holds about as many frames as 32 hops at the
+    /// analysis rate (0.37 s).
     static let hopsPerBlock = 32
+
+    /// Frames of a file at `sampleRate` decoded per block: about ``hopsPerBlock`` hops at the analysis
+    /// rate (16 384 at 44.1 kHz, as before the analysis had one rate), within 1 024…16 384.
+    static func blockFrames(sampleRate: Int) -> Int {
+        let frame = AnalysisFrame.analysis
+        let frames = Double(frame.hopSize * hopsPerBlock) * Double(sampleRate) / Double(frame.sampleRate)
+        return min(1 << 14, max(1 << 10, Int(frames.rounded(.up))))
+    }
 
     /// Analyses the file at `url`. `progress` is called now and then with the fraction decoded (0…1).
     public func analyze(_ url: URL, progress: (@Sendable (Double) -> Void)? = nil) throws(AnalysisError)
@@ -214,12 +224,16 @@ public struct AudioAnalyzer: Sendable {
         do { try Self.checkSampleRate(of: reader) } catch { throw .decode(error) }
         let frame = AnalysisFrame.analysis
         let hop = frame.hopSize
-        let blockSamples = hop * Self.hopsPerBlock
-        let input: AnalysisInput
+        // The file is mixed down to mono at its own rate, then resampled to the analysis rate (unless
+        // it is at that rate already: libsoxr would pass the samples through unchanged).
+        let resampler: Resampler?
         do {
-            input = try AnalysisInput(
-                reader: reader, outputRate: frame.sampleRate, quality: settings.resamplerQuality,
-                outputBlock: blockSamples)
+            resampler =
+                reader.sampleRate == frame.sampleRate
+                ? nil
+                : try Resampler(
+                    inputRate: Double(reader.sampleRate), outputRate: Double(frame.sampleRate),
+                    quality: settings.resamplerQuality)
         } catch { throw .resample(path: path, error) }
         // specflux (the default) runs through the phase-free chain of aubio's parts; other methods
         // through aubio_onset_t.
@@ -241,10 +255,9 @@ public struct AudioAnalyzer: Sendable {
             }
         } catch { throw .aubio(path: path, error) }
 
-        // The samples expected at the analysis rate, from the length the header announces.
-        let ratio = Double(frame.sampleRate) / Double(reader.sampleRate)
-        let declared = max(1, Double(reader.declaredFrames) * ratio)
-        let estimatedHops = reader.declaredFrames > 0 ? Int(min(declared / Double(hop) + 2, Double(1 << 22))) : 4096
+        let analysisFrames = Double(reader.declaredFrames) * Double(frame.sampleRate) / Double(reader.sampleRate)
+        let estimatedHops =
+            reader.declaredFrames > 0 ? Int(min(analysisFrames / Double(hop) + 2, Double(1 << 22))) : 4096
         var values: [Float] = []
         values.reserveCapacity(estimatedHops)
         var levels: [Float] = []
@@ -253,9 +266,16 @@ public struct AudioAnalyzer: Sendable {
         lowLevels.reserveCapacity(estimatedHops)
         var lowPass = LowBand(sampleRate: Double(frame.sampleRate))
         var rawBeats: [Double] = []
+        var peak: Float = 0
+        let blockFrames = Self.blockFrames(sampleRate: reader.sampleRate)
+        let resampledCapacity = hop * Self.hopsPerBlock
+        let resampled = UnsafeMutablePointer<Float>.allocate(capacity: resampledCapacity)
+        defer { resampled.deallocate() }
+        var resampleFailure: ResamplerError?
         let framer = HopFramer(hop: hop)
         var blocksRead = 0
-        var samplesRead = 0
+        var framesDecoded: Int64 = 0
+        let declared = Double(max(reader.declaredFrames, 1))
 
         func consume(_ hopSamples: UnsafePointer<Float>) {
             var energy: Float = 0
@@ -271,41 +291,53 @@ public struct AudioAnalyzer: Sendable {
             if let tracker, let beat = tracker.process(hopSamples) { rawBeats.append(beat) }
         }
 
-        func analyse(_ block: UnsafeMutablePointer<Float>, _ count: Int) {
-            framer.feed(block, count: count, consume)
-            samplesRead += count
+        func feed(_ samples: UnsafePointer<Float>, _ count: Int) { framer.feed(samples, count: count, consume) }
+
+        func analyse(_ block: UnsafeMutablePointer<Float>, _ read: Int) {
+            for index in 0..<read { peak = max(peak, abs(block[index])) }
+            // Resampling runs here, on the analysing thread, not on the decoding thread: with Ogg
+            // Vorbis, decoding is the longer of the two threads' work, and aubio at 22 050 Hz leaves
+            // this one room (docs/analyze.md, "Resampling").
+            if let resampler {
+                if resampleFailure == nil {
+                    do throws(ResamplerError) {
+                        try resampler.process(block, count: read, buffer: resampled, capacity: resampledCapacity, feed)
+                    } catch { resampleFailure = error }
+                }
+            } else {
+                feed(block, read)
+            }
+            framesDecoded += Int64(read)
             blocksRead += 1
             if let progress, blocksRead % 64 == 0 {
-                progress(min(1, Double(samplesRead) / declared))
-            }
-        }
-
-        func fail(_ error: AnalysisInputError) -> AnalysisError {
-            switch error {
-            case .decode(let error): return .decode(error)
-            case .resample(let error): return .resample(path: path, error)
+                progress(min(1, Double(framesDecoded) / declared))
             }
         }
 
         if settings.decodeAhead {
-            // Decoding, mixdown and resampling run a few blocks ahead on a second thread.
-            let pipeline = DecodingPipeline(input: input, blockFrames: blockSamples)
-            do { try pipeline.forEachBlock(analyse) } catch { throw fail(error) }
+            // Decoding and mixdown run a few blocks ahead on a second thread.
+            let pipeline = DecodingPipeline(reader: reader, blockFrames: blockFrames)
+            do { try pipeline.forEachBlock(analyse) } catch { throw .decode(error) }
         } else {
-            let block = UnsafeMutablePointer<Float>.allocate(capacity: blockSamples)
+            let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
             defer { block.deallocate() }
             while true {
-                let count: Int
-                do { count = try input.read(into: block, capacity: blockSamples) } catch { throw fail(error) }
-                if count == 0 { break }
-                analyse(block, count)
+                let read: Int
+                do { read = try reader.readMono(into: block, frames: blockFrames) } catch { throw .decode(error) }
+                if read == 0 { break }
+                analyse(block, read)
             }
         }
+        if let resampler, resampleFailure == nil {
+            do throws(ResamplerError) {
+                try resampler.flush(buffer: resampled, capacity: resampledCapacity, feed)
+            } catch { resampleFailure = error }
+        }
+        if let resampleFailure { throw .resample(path: path, resampleFailure) }
         framer.finish(consume)
         progress?(1)
 
-        let frames = reader.framesRead
-        let peak = input.peak
+        let frames = framesDecoded
         if let reason = reader.truncation() { throw .decode(.readFailed(path: path, reason: reason)) }
         guard frames > 0 else { throw .empty(path: path) }
         let duration = Double(frames) / Double(reader.sampleRate)
@@ -321,7 +353,7 @@ public struct AudioAnalyzer: Sendable {
         let beats = tracker.map { _ in rawBeats.map { $0 - trackerDelay }.filter { $0 >= 0 && $0 < duration } }
         return AudioAnalysis(
             path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
-            resampler: input.resampler?.summary, envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm,
+            resampler: resampler?.summary, envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm,
             peak: peak,
             onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels,
             envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,

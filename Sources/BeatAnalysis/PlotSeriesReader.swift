@@ -90,12 +90,11 @@ public struct PlotSeriesReader: Sendable {
         var maxima = [Float](repeating: -.infinity, count: layoutEnd == nil ? 0 : columns)
         var descriptors: [Float] = []
 
-        // File frames per block: about 32 hops at the analysis rate.
-        let blockFrames = min(
-            1 << 14, max(1 << 10, Int((Double(hop * 32) * rate / Double(frame.sampleRate)).rounded(.up))))
+        let blockFrames = AudioAnalyzer.blockFrames(sampleRate: reader.sampleRate)
         let block = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames)
         defer { block.deallocate() }
-        let resampled = UnsafeMutablePointer<Float>.allocate(capacity: hop * 32)
+        let resampledCapacity = hop * AudioAnalyzer.hopsPerBlock
+        let resampled = UnsafeMutablePointer<Float>.allocate(capacity: resampledCapacity)
         defer { resampled.deallocate() }
         let framer = HopFramer(hop: hop)
         func detect(_ hopSamples: UnsafePointer<Float>) {
@@ -135,16 +134,16 @@ public struct PlotSeriesReader: Sendable {
             }
             // Onset detection, hop by hop, at the analysis rate.
             if let resampler {
-                do { try resampler.process(block, count: read, buffer: resampled, capacity: hop * 32, feed) } catch {
-                    throw .resample(path: path, error)
-                }
+                do {
+                    try resampler.process(block, count: read, buffer: resampled, capacity: resampledCapacity, feed)
+                } catch { throw .resample(path: path, error) }
             } else {
                 feed(block, read)
             }
             position += Double(read)
         }
         if let resampler {
-            do { try resampler.flush(buffer: resampled, capacity: hop * 32, feed) } catch {
+            do { try resampler.flush(buffer: resampled, capacity: resampledCapacity, feed) } catch {
                 throw .resample(path: path, error)
             }
         }
