@@ -46,6 +46,20 @@ public struct GridFitter: Sendable {
 
         // The song's tempo and metric level over the whole span, then the beats tracked through it.
         guard let global = fitSegment(novelty: novelty, matcher: matcher, span: span) else { throw .noPeriodicity }
+        // Noise and steady sounds have onsets everywhere or nowhere: the best grid's points are then
+        // barely stronger than the rest (music scores 9 and more on the corpus; noise 1.7, a tone 2.4).
+        if options.forcedBPM == nil, global.score < 2 {
+            throw .noRegularBeat(score: global.score)
+        }
+        if options.forcedBPM == nil, global.score < 3 {
+            let globalBeats = layOut(
+                [SegmentFit(span: span, grid: global.grid, score: global.score, alternatives: [])], novelty: novelty,
+                span: span, sounding: nil, duration: duration
+            ).flatMap(\.beats)
+            if matchedFraction(globalBeats, matcher: matcher, tolerance: 0.05) < 0.5 {
+                throw .noRegularBeat(score: global.score)
+            }
+        }
         let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration) }
         var model: GridModel
         var tracked: [Double] = []
@@ -124,7 +138,7 @@ public struct GridFitter: Sendable {
                 [SegmentFit(span: span, grid: grid, score: scored.score, alternatives: scored.alternatives)],
                 novelty: novelty, span: span, sounding: sounding, duration: duration)
         case .follow:
-            fittedSegments = followed(tracked, matcher: matcher, span: span, duration: duration)
+            fittedSegments = followed(tracked, duration: duration)
         }
         // Beats on the start of the transients they stand for.
         if let levels,
@@ -139,17 +153,6 @@ public struct GridFitter: Sendable {
         }
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
-        // Noise and steady sounds have onsets everywhere or nowhere: the best grid's points are then
-        // barely stronger than the rest (music scores 9 and more on the corpus; noise 1.7, a tone 2.4).
-        let score = global.score
-        let globalBeats = layOut(
-            [SegmentFit(span: span, grid: global.grid, score: score, alternatives: [])], novelty: novelty, span: span,
-            sounding: nil, duration: duration
-        ).flatMap(\.beats)
-        let globalConfidence = matchedFraction(globalBeats, matcher: matcher, tolerance: 0.05)
-        if options.forcedBPM == nil, score < 2 || (score < 3 && globalConfidence < 0.5) {
-            throw .noRegularBeat(score: score)
-        }
         let method: FitMethod
         if options.forcedBPM != nil {
             method = .forcedBPM
@@ -277,9 +280,7 @@ public struct GridFitter: Sendable {
 
     /// Followed beats: the tracked beats (each already placed on the onset strength's peak near it),
     /// each interval its own tempo segment.
-    func followed(_ tracked: [Double], matcher: PeakMatcher, span: ClosedRange<Double>, duration: Double)
-        -> [FittedSegment]
-    {
+    func followed(_ tracked: [Double], duration: Double) -> [FittedSegment] {
         var beats: [Double] = []
         for time in tracked {
             guard time >= 0, time < duration else { continue }
