@@ -313,20 +313,10 @@ struct AnalyzerErrorTests {
             track.addNoise(gain: 0.2)
         }
         let error = try Self.analyse { try WAVWriter.write(track, to: $0) }
-        // Known issue of the fitter's "no regular beat" rule (score < 2, or < 3 with under half the
-        // beats on an onset), not of the analysis: a steady tone's detection function is a tiny periodic
-        // pattern (the tone's phase against the hop, ~0.1 against onsets of ~100), and whether the rule
-        // rejects it was a matter of luck per rate. Before the analysis ran at one rate, this 440 Hz tone
-        // was rejected at 44.1 kHz but mapped at 22.05 kHz (112 BPM) and 48 kHz (171 BPM), and 110 and
-        // 220 Hz tones were mapped at 44.1 kHz too. At 22.05 kHz for every file it now scores 4.1 at every
-        // rate. This noise scores 2.03 (rejected below 2.0; 12 other noise seeds score 1.2–1.7 with one
-        // mapped, against 1.3–1.8 before). The marker goes when the fitter rejects both again.
-        withKnownIssue("the fitter's no-beat rule maps this \(kind) since the analysis runs at 22.05 kHz") {
-            guard case .noBeat(let path, _) = error else {
-                Issue.record("expected .noBeat, got \(String(describing: error))")
-                return
-            }
-            #expect(path.hasSuffix("input.wav"))
+        guard case .noBeat(let path, _) = error else {
+            Issue.record("expected .noBeat, got \(String(describing: error))")
+            return
         }
+        #expect(path.hasSuffix("input.wav"))
     }
 }
