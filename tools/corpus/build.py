@@ -7,6 +7,7 @@
     python3 tools/corpus/build.py --force              # rebuild (the selected parts) even if built
     python3 tools/corpus/build.py --manifest           # only rewrite manifest.json from what is built
     python3 tools/corpus/build.py --check-split        # compare VALIDATION with the split rule
+    BEATMAP_CORPUS=/elsewhere python3 tools/corpus/build.py   # build into another folder
 
 Parts, in build order (each a script beside this one; see README.md):
   synthetic  make-synthetic.py    our synthesised grooves (corpus/synthetic)
@@ -144,6 +145,8 @@ def run_part(part, force):
         cl.log(f"build: {part}: {SCRIPTS[part]} is missing, skipped")
         return False
     args = [sys.executable, script]
+    if part in ("synthetic", "hydrogen"):
+        args.append(os.path.join(cl.CORPUS, part))  # their OUT_DIR argument
     if part == "hydrogen" and force:
         folder = os.path.join(cl.CORPUS, "hydrogen")
         for name in os.listdir(folder) if os.path.isdir(folder) else []:

@@ -147,7 +147,7 @@ def check_lmms(tmp):
 
 
 def check_rubberband(tmp):
-    print("rubberband (R3 engine: -3 -t ratio -M key frames; 120 BPM clicks, 180 s):")
+    print("rubberband (R3 engine, short window: -3 --window-short -t ratio -M key frames; 120 BPM clicks, 180 s):")
     seconds = 180.0
     times = np.arange(0.5, seconds - 1, 0.5)
     src = os.path.join(tmp, "rb-src.wav")

@@ -20,7 +20,7 @@ old global "Tempo" automation) keeps a constant-tempo truth only when every auto
 the head's bpm; otherwise it is excluded with a printed reason (none of Debian's demos is).
 Projects with no steady beat are excluded only if obviously so (EXCLUDE below, with the reason).
 
-    python3 tools/corpus/render-lmms.py [--force]
+    python3 tools/corpus/render-lmms.py [--force] [--jobs N]     # N renders at once (2)
 
 Writes corpus/lmms/NAME.wav, NAME.beats and corpus/lmms/index.json. Deterministic: see README.md.
 """
@@ -34,6 +34,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpuslib as cl  # noqa: E402
@@ -176,11 +177,12 @@ def render(project, wav):
 
 def main(argv):
     force = "--force" in argv
+    workers = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 2
     folder = cl.part_dir("lmms")
     projects = sorted(glob.glob(os.path.join(PROJECTS, "demos", "**", "*.mmp*"), recursive=True)
                       + glob.glob(os.path.join(PROJECTS, "shorties", "*.mmp*")))
-    entries, excluded = [], []
-    for i, project in enumerate(projects):
+    plans, excluded = [], []
+    for project in projects:
         name = name_of(project)
         root = load(project)
         head = root.find("head")
@@ -193,19 +195,30 @@ def main(argv):
             reason = reason or "no notes found"
         if reason:
             excluded.append((name, reason))
-            cl.log(f"lmms [{i + 1}/{len(projects)}] {name}: excluded: {reason}")
+            cl.log(f"lmms: {name}: excluded: {reason}")
             continue
+        plans.append((project, name, bpm, num, den, span))
+
+    todo = [(p, os.path.join(folder, n + ".wav")) for p, n, *_ in plans
+            if force or not os.path.exists(os.path.join(folder, n + ".wav"))]
+
+    def run(job):
+        render(*job)
+        return os.path.basename(job[1])
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for i, name in enumerate(pool.map(run, todo)):
+            cl.log(f"lmms: rendered [{i + 1}/{len(todo)}] {name}")
+    entries = []
+    for i, (project, name, bpm, num, den, span) in enumerate(plans):
         wav = os.path.join(folder, name + ".wav")
-        if force or not os.path.exists(wav):
-            render(project, wav)
         duration = cl.wav_duration(wav)
         unit = TICKS_PER_QUARTER if den <= 4 else TICKS_PER_QUARTER * 4 // den
         meter = num * (4 // den) if den <= 4 else num
         seconds_per_tick = 60.0 / (TICKS_PER_QUARTER * bpm)
         first, last = span
-        k0 = first // unit
+        k = first // unit
         beats = []
-        k = k0
         while k * unit <= last and k * unit * seconds_per_tick < duration:
             beats.append(k * unit * seconds_per_tick)
             k += 1
@@ -213,11 +226,10 @@ def main(argv):
         beat_bpm = bpm * TICKS_PER_QUARTER / unit
         entries.append(cl.entry(f"lmms/{name}.wav", "lmms", f"lmms/{name}", "constant", f"lmms/{name}.beats",
                                 None, meter, beat_bpm))
-        cl.log(f"lmms [{i + 1}/{len(projects)}] {name}: {beat_bpm:g} BPM, {num}/{den}, {len(beats)} beats "
+        cl.log(f"lmms [{i + 1}/{len(plans)}] {name}: {beat_bpm:g} BPM, {num}/{den}, {len(beats)} beats "
                f"{beats[0]:.2f}-{beats[-1]:.2f} s of {duration:.1f} s")
     cl.write_index("lmms", entries)
-    if excluded:
-        cl.log("lmms: excluded: " + "; ".join(f"{n} ({r})" for n, r in excluded))
+    cl.log("lmms: excluded: " + ("; ".join(f"{n} ({r})" for n, r in excluded) if excluded else "none"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Time-warped part of the analyzer's corpus: our General-MIDI songs (corpus/midi/gm-*) and the LMMS
+demos (corpus/lmms), each stretched by one smooth tempo warp with rubberband, the ground truth carried
+through the same map.
+
+Warps (corpuslib.warp_keyframes): drift (tempo wobbling +-3 % sinusoidally, 30 s period), ramp (tempo
+rising 8 % linearly over the song), step (+9 % tempo from the source beat nearest the middle).
+Each warp is a key-frame map of "source-frame target-frame" lines, key frames every 0.25 s (step: just
+the step), given to `rubberband -3 --window-short -q -t RATIO -M MAP` (R3 engine with its short window;
+RATIO = the map's overall ratio).
+Between key frames rubberband stretches linearly, and the source's .beats and .drums times are carried
+through the same piecewise-linear map of the same whole frames. check-timing.py measures warped
+clicks against the mapped times (R3 short window: within about 2 ms; the R2 engine, rubberband's
+default, was up to 13 ms off; R3's standard window is as exact but three times slower).
+
+Warp types rotate over each group's songs in sorted order: song i gets WARPS[(i + i // 3) % 3], so
+that with the every-third validation rule of build.py each type falls in both splits (checked below).
+
+    python3 tools/corpus/make-warped.py [--force] [--jobs N]
+
+Writes corpus/warped/SONG-WARP.wav (44.1 kHz 16-bit stereo), .beats, .drums (where the source has
+one) and corpus/warped/index.json. rubberband's output was checked byte-identical across runs.
+"""
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpuslib as cl  # noqa: E402
+
+
+def sources():
+    """(group, source entry) of the songs to warp, each group sorted by song id."""
+    out = []
+    for part, keep in (("midi", lambda e: e["song"].startswith("midi/gm-")), ("lmms", lambda e: True)):
+        index = cl.read_index(part)
+        if index is None:
+            raise SystemExit(f"warped: corpus/{part} is not built")
+        out += [(part, e) for e in sorted(index, key=lambda e: e["song"]) if keep(e)]
+    return out
+
+
+def plan():
+    jobs = []
+    counters = {}
+    for group, src in sources():
+        i = counters.get(group, 0)
+        counters[group] = i + 1
+        jobs.append((src, cl.WARPS[(i + i // 3) % 3], i))
+    return jobs
+
+
+def warp_one(src, kind):
+    folder = cl.part_dir("warped")
+    stem = src["song"].split("/", 1)[1] + "-" + kind
+    wav = os.path.join(folder, stem + ".wav")
+    src_wav = os.path.join(cl.CORPUS, src["path"])
+    duration = cl.wav_duration(src_wav)
+    beats = cl.read_times(os.path.join(cl.CORPUS, src["beats"]))
+    step_at = None
+    if kind == "step":
+        step_at = min(beats, key=lambda b: abs(b - duration / 2))
+    keys = cl.keyframes_to_frames(cl.warp_keyframes(kind, duration, step_at))
+    total = int(round(duration * cl.RATE))
+    return stem, wav, src_wav, keys, total, beats
+
+
+def main(argv):
+    force = "--force" in argv
+    jobs_n = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 2
+    folder = cl.part_dir("warped")
+    jobs = plan()
+    entries = []
+    work = []
+    for src, kind, i in jobs:
+        stem, wav, src_wav, keys, total, beats = warp_one(src, kind)
+        if force or not os.path.exists(wav):
+            work.append((stem, wav, src_wav, keys, total))
+        mapped = cl.map_times(keys, beats)
+        cl.write_times(os.path.join(folder, stem + ".beats"), mapped)
+        drums = None
+        if src.get("drums"):
+            hits = cl.read_drums(os.path.join(cl.CORPUS, src["drums"]))
+            times = cl.map_times(keys, [t for t, _ in hits])
+            cl.write_drums(os.path.join(folder, stem + ".drums"), list(zip(times, [k for _, k in hits])))
+            drums = f"warped/{stem}.drums"
+        entries.append(cl.entry(f"warped/{stem}.wav", "warped", src["song"], "warped", f"warped/{stem}.beats",
+                                drums, src["meter"], src["bpm"], source=src["path"], warp=kind))
+
+    def run(job):
+        stem, wav, src_wav, keys, total = job
+        tmp = wav + ".part.wav"
+        cl.rubberband(src_wav, tmp, keys, total)
+        os.replace(tmp, wav)
+        return stem
+
+    done = 0
+    with ThreadPoolExecutor(max_workers=jobs_n) as pool:
+        for stem in pool.map(run, work):
+            done += 1
+            cl.log(f"warped [{done}/{len(work)}] {stem}")
+    # Trim beats past the end of each warped file (a warp can only shorten or lengthen the song).
+    for e in entries:
+        duration = cl.wav_duration(os.path.join(cl.CORPUS, e["path"]))
+        path = os.path.join(cl.CORPUS, e["beats"])
+        cl.write_times(path, [b for b in cl.read_times(path) if b < duration])
+    cl.write_index("warped", entries)
+    by_type = {}
+    for src, kind, i in jobs:
+        by_type.setdefault(kind, []).append(i % 3 == 0)
+    cl.log("warped: " + ", ".join(f"{k}: {len(v)} songs, {sum(v)} by the validation rule" for k, v in sorted(by_type.items())))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
