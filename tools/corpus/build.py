@@ -7,7 +7,7 @@
     python3 tools/corpus/build.py --force              # rebuild (the selected parts) even if built
     python3 tools/corpus/build.py --manifest           # only rewrite manifest.json from what is built
     python3 tools/corpus/build.py --check-split        # compare VALIDATION with the split rule
-    BEATMAP_CORPUS=/elsewhere python3 tools/corpus/build.py   # build into another folder
+    BEATMAP_CORPUS_DIR=/elsewhere python3 tools/corpus/build.py   # build into another folder
 
 Parts, in build order (each a script beside this one; see README.md):
   synthetic  make-synthetic.py    our synthesised grooves (corpus/synthetic)

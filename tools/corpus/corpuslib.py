@@ -16,8 +16,9 @@ import numpy as np
 
 RATE = 44100
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# corpus/ in the repository; BEATMAP_CORPUS=DIR builds elsewhere (a scratch build, a bigger disk).
-CORPUS = os.environ.get("BEATMAP_CORPUS") or os.path.join(ROOT, "corpus")
+# corpus/ in the repository; BEATMAP_CORPUS_DIR=DIR builds elsewhere (a scratch build, a bigger disk;
+# not BEATMAP_CORPUS, which the Swift calibration test reads as one part's folder).
+CORPUS = os.environ.get("BEATMAP_CORPUS_DIR") or os.path.join(ROOT, "corpus")
 SOUNDFONT = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
 
 
