@@ -12,7 +12,12 @@ import struct
 import subprocess
 import sys
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # PyPI's numpy, into the current Python (tools/bench/setup.sh installs it too)
+    print("installing numpy with pip", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "numpy"], check=True)
+    import numpy as np
 
 RATE = 44100
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
