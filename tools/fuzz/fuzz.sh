@@ -35,7 +35,7 @@ FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6)
 #   NAME|package modules it imports|C system-library modules (folders under Sources/)|pkg-config names
 MODULES=(
   "BeatMapKit|||"
-  "BeatAnalysis|BeatMapKit|CSndfile CAubio|sndfile aubio"
+  "BeatAnalysis|BeatMapKit|CSndfile CSoxr CAubio|sndfile soxr aubio"
 )
 
 die() { echo "fuzz.sh: $*" >&2; exit 2; }
