@@ -228,12 +228,7 @@ public struct AudioAnalyzer: Sendable {
         // it is at that rate already: libsoxr would pass the samples through unchanged).
         let resampler: Resampler?
         do {
-            resampler =
-                reader.sampleRate == frame.sampleRate
-                ? nil
-                : try Resampler(
-                    inputRate: Double(reader.sampleRate), outputRate: Double(frame.sampleRate),
-                    quality: settings.resamplerQuality)
+            resampler = try Resampler.toAnalysisRate(from: reader.sampleRate, quality: settings.resamplerQuality)
         } catch { throw .resample(path: path, error) }
         // specflux (the default) runs through the phase-free chain of aubio's parts; other methods
         // through aubio_onset_t.

@@ -63,12 +63,8 @@ public struct PlotSeriesReader: Sendable {
         } catch { throw .aubio(path: path, error) }
         let resampler: Resampler?
         do {
-            resampler =
-                reader.sampleRate == frame.sampleRate
-                ? nil
-                : try Resampler(
-                    inputRate: rate, outputRate: Double(frame.sampleRate),
-                    quality: AudioAnalysisSettings().resamplerQuality)
+            resampler = try Resampler.toAnalysisRate(
+                from: reader.sampleRate, quality: AudioAnalysisSettings().resamplerQuality)
         } catch { throw .resample(path: path, error) }
 
         // Buckets: the columns of the range `from`…`to`, or, without `to`, of the length the header

@@ -197,3 +197,14 @@ public final class Resampler {
     /// The version string of the linked libsoxr (e.g. `libsoxr-0.1.3`).
     public static var libraryVersion: String { String(cString: soxr_version()) }
 }
+
+extension Resampler {
+    /// The resampler that brings audio at `sampleRate` Hz to the analysis rate
+    /// (``AnalysisFrame/analysisSampleRate``), or `nil` when it is at that rate already (libsoxr would
+    /// pass the samples through unchanged).
+    static func toAnalysisRate(from sampleRate: Int, quality: Quality) throws(ResamplerError) -> Resampler? {
+        let target = AnalysisFrame.analysisSampleRate
+        guard sampleRate != target else { return nil }
+        return try Resampler(inputRate: Double(sampleRate), outputRate: Double(target), quality: quality)
+    }
+}

@@ -32,27 +32,26 @@ extension Novelty {
     /// The mean, over beat numbers `offset`, `offset + step`, …, of the strongest value within a hop of
     /// each point (for a curve as coarse as the low band's energy, whose rise may fall a hop either way).
     func meanStrongest(of sequence: BeatSequence, step: Double, offset: Double) -> Double {
-        let end = Double(sequence.beats.count - 1)
-        var u = offset
-        var sum = 0.0
-        var count = 0
-        while u <= end + 1e-9 {
-            let t = sequence.time(at: u)
-            sum += max(value(at: t - hop), value(at: t), value(at: t + hop))
-            count += 1
-            u += step
+        average(along: sequence, step: step, offset: offset) { t in
+            max(value(at: t - hop), value(at: t), value(at: t + hop))
         }
-        return count > 0 ? sum / Double(count) : 0
     }
 
     /// The mean value at beat numbers `offset`, `offset + step`, `offset + 2·step`, … of `sequence`.
     func mean(of sequence: BeatSequence, step: Double, offset: Double) -> Double {
+        average(along: sequence, step: step, offset: offset) { value(at: $0) }
+    }
+
+    /// The mean of `sample` at the times of beat numbers `offset`, `offset + step`, … of `sequence`.
+    private func average(
+        along sequence: BeatSequence, step: Double, offset: Double, _ sample: (Double) -> Double
+    ) -> Double {
         let end = Double(sequence.beats.count - 1)
         var u = offset
         var sum = 0.0
         var count = 0
         while u <= end + 1e-9 {
-            sum += value(at: sequence.time(at: u))
+            sum += sample(sequence.time(at: u))
             count += 1
             u += step
         }

@@ -182,15 +182,7 @@ struct OnsetTable {
     }
 
     /// The index of the first onset at or after `t`.
-    func firstIndex(atOrAfter t: Double) -> Int {
-        var lower = 0
-        var upper = times.count
-        while lower < upper {
-            let middle = (lower + upper) / 2
-            if times[middle] < t { lower = middle + 1 } else { upper = middle }
-        }
-        return lower
-    }
+    func firstIndex(atOrAfter t: Double) -> Int { SortedSearch.lowerBound(times, t) }
 
     /// Whether an onset lies from `start` to `end`, each widened by the window.
     func hasOnset(from start: Double, to end: Double) -> Bool {
