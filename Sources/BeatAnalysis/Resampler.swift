@@ -74,8 +74,8 @@ public final class Resampler {
     public let quality: Quality
 
     private let handle: OpaquePointer
-    /// Input samples handed to libsoxr per call at most for an output room of `capacity`: about half
-    /// of what fills it, so libsoxr's internal buffer never grows beyond a block.
+    /// Input samples per output sample. A call hands libsoxr at most the input that fills half the
+    /// output room, so libsoxr's internal buffer never grows beyond a block: memory stays constant.
     private let inputPerOutput: Double
     /// Whether the last call filled the whole output room: libsoxr may hold more output, which is
     /// drained before more input goes in.
