@@ -6,7 +6,7 @@ import Foundation
 /// Makes the beats of a map from an onset envelope: the simplest model the music supports.
 ///
 /// 1. The song's tempo and metric level from the envelope's autocorrelation over the whole music
-///    (``fitSegment(novelty:matcher:span:seed:)``).
+///    (``fitSegment(novelty:matcher:span:)``).
 /// 2. The beats tracked through the whole song by ``BeatTracker`` (Viterbi over tempo and phase, tempi
 ///    within 30 % of that tempo, a strong preference for staying), the metric level then checked along
 ///    the tracked beats (``levelChange(_:novelty:lowBand:)``) and tracked anew when it moves.
@@ -312,13 +312,18 @@ public struct GridFitter: Sendable {
     /// Followed beats: the tracked beats (each already placed on the onset strength's peak near it),
     /// each interval its own tempo segment.
     func followed(_ tracked: [Double], duration: Double) -> [FittedSegment] {
-        var beats: [Double] = []
-        for time in tracked {
-            guard time >= 0, time < duration else { continue }
-            if let last = beats.last, time - last < 0.15 { continue }
-            beats.append(time)
+        perBeatSegments(spaced(tracked, duration: duration))
+    }
+
+    /// `beats` inside the audio, in time order and at most 400 BPM apart (a beat closer than 0.15 s to
+    /// the one kept before it is dropped).
+    func spaced(_ beats: [Double], duration: Double) -> [Double] {
+        var result: [Double] = []
+        for beat in beats where beat >= 0 && beat < duration {
+            if let last = result.last, beat - last < 0.15 { continue }
+            result.append(beat)
         }
-        return perBeatSegments(beats)
+        return result
     }
 
     /// One tempo segment per beat, its tempo from the interval to the next beat.

@@ -24,32 +24,26 @@ extension GridFitter {
     }
 
     /// Fits the grid of one tempo to the onsets in `span`: the period from the autocorrelation (or the
-    /// forced BPM, or `seed`), the phase from the clearest 10-second stretch, then a least-squares line
+    /// forced BPM), the phase from the clearest 10-second stretch, then a least-squares line
     /// through the matched onsets grown outward over the whole span, then the metric level.
     func fitSegment(
-        novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>, seed: Grid? = nil
+        novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>
     ) -> (grid: Grid, score: Double, alternatives: [MetricAlternative])? {
-        var grid: Grid
         let forced = options.forcedBPM.map { 60 / $0 }
-        if let seed {
-            grid = seed
+        let period: Double
+        if let forced {
+            period = forced
         } else {
-            let period: Double
-            if let forced {
-                period = forced
-            } else {
-                guard
-                    let estimate = novelty.period(
-                        in: span, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM)
-                else {
-                    return nil
-                }
-                period = estimate.seconds
+            guard
+                let estimate = novelty.period(in: span, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM)
+            else {
+                return nil
             }
-            let window = novelty.clearestWindow(period: period, in: span)
-            grid = Grid(anchor: novelty.bestPhase(period: period, in: window).anchor, period: period)
-            grid = grow(grid, from: window, over: span, matcher: matcher, fixedPeriod: forced != nil)
+            period = estimate.seconds
         }
+        let window = novelty.clearestWindow(period: period, in: span)
+        var grid = Grid(anchor: novelty.bestPhase(period: period, in: window).anchor, period: period)
+        grid = grow(grid, from: window, over: span, matcher: matcher, fixedPeriod: forced != nil)
         grid = refine(grid, over: span, matcher: matcher, fixedPeriod: forced != nil)
 
         // Metric level, by the metrical hierarchy: a level's own beats must all be strong. Halve the
@@ -57,7 +51,7 @@ extension GridFitter {
         // when the off-beats are nearly as strong as the beats. The tempo limits bound both; a ternary
         // level (⅔, 3⁄2) replaces the beat only when its points clearly outscore the beats.
         guard novelty.mean(in: span) > 0 else { return nil }
-        if forced == nil, seed == nil {
+        if forced == nil {
             grid = chooseLevel(grid, novelty: novelty, matcher: matcher, span: span)
         }
         let scored = score(grid, novelty: novelty, span: span)
