@@ -104,19 +104,29 @@ def normalize(x, peak=0.89):
     return x * (peak / top) if top > 0 else x
 
 
+def wav_chunks(f):
+    """The chunks of an open RIFF/WAVE file after its 12-byte header, as (id, size); the file is at the
+    chunk's body when each is yielded, and is moved past the body (and its pad byte) afterwards unless
+    the caller read it."""
+    f.seek(12)
+    while True:
+        header = f.read(8)
+        if len(header) < 8:
+            return
+        cid, size = header[:4], struct.unpack("<I", header[4:])[0]
+        body = f.tell()
+        yield cid, size
+        f.seek(body + size + (size & 1))
+
+
 def wav_format(path):
     """(format tag, channels, rate, bits) of a WAV file's fmt chunk."""
     with open(path, "rb") as f:
-        f.read(12)
-        while True:
-            ch = f.read(8)
-            if len(ch) < 8:
-                return None
-            cid, size = ch[:4], struct.unpack("<I", ch[4:])[0]
+        for cid, _ in wav_chunks(f):
             if cid == b"fmt ":
                 tag, channels, rate, _, _, bits = struct.unpack("<HHIIHH", f.read(16))
                 return tag, channels, rate, bits
-            f.seek(size + (size & 1), 1)
+    return None
 
 
 def repair_wav_header(path):
@@ -149,22 +159,15 @@ def repair_wav_header(path):
 def wav_duration(path):
     """Seconds of audio in a WAV file, from its header (reads only the chunks' headers)."""
     with open(path, "rb") as f:
-        head = f.read(12)
-        if head[:4] != b"RIFF":
+        if f.read(12)[:4] != b"RIFF":
             return None
         rate = channels = bits = None
-        while True:
-            ch = f.read(8)
-            if len(ch) < 8:
-                return None
-            cid, size = ch[:4], struct.unpack("<I", ch[4:])[0]
+        for cid, size in wav_chunks(f):
             if cid == b"fmt ":
-                body = f.read(size + (size & 1))
-                _, channels, rate, _, _, bits = struct.unpack("<HHIIHH", body[:16])
+                _, channels, rate, _, _, bits = struct.unpack("<HHIIHH", f.read(16))
             elif cid == b"data":
                 return size / (channels * bits // 8) / rate
-            else:
-                f.seek(size + (size & 1), 1)
+    return None
 
 
 def audio_duration(path):
