@@ -69,6 +69,27 @@ struct GridFitTests {
         #expect(abs(slow.fit.segments[0].bpm - 87) <= 0.01)
     }
 
+    @Test("a kick on every beat holds the beat level although loud snares fall on every other beat")
+    func steadyKickKeepsTheLevel() throws {
+        var track = SynthTrack(duration: 24, sampleRate: 44_100)
+        let period = 60.0 / 124
+        var truth: [Double] = []
+        var index = 0
+        while 0.5 + Double(index) * period < 23.8 {
+            let t = 0.5 + Double(index) * period
+            truth.append(t)
+            track.add(.kick, at: t, gain: 0.6)
+            track.add(.hiHat, at: t, gain: 0.25)
+            if index % 2 == 1 { track.add(.snare, at: t, gain: 0.6) }
+            index += 1
+        }
+        let (result, folder) = try Self.analyse(track)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let segment = try #require(result.fit.segments.first)
+        #expect(abs(segment.bpm - 124) <= 0.02)
+        #expect(Self.compare(result.fit.beats, truth).missed == 0)
+    }
+
     @Test("--bpm forces the tempo and only the phase is fitted")
     func forcedBPM() throws {
         let (track, truth) = TestTracks.drums(bpm: 120, start: 0.3, duration: 20)

@@ -24,7 +24,8 @@ runs its player once per 64-frame block with millisecond timing, so an event sou
 block boundary its tick has been reached at (0-1.45 ms after the tempo map's time, and each tempo
 change slips the grid after it by that rounding). corpuslib.fluid_event_frames models it;
 check-timing.py verifies the model against rendered clicks to the frame. NAME.drums lists the kick
-(GM notes 35, 36) and snare (38, 40) note-ons of MIDI channel 10, timed the same way.
+(GM notes 35, 36) and snare (38, 40) hits of MIDI channel 10 where their sound starts: the note-on
+timed the same way, plus the drum sample's own attack delay (corpuslib.fluid_drum_attacks).
 
     python3 tools/corpus/make-midi.py [--force] [--only NAME,...] [--jobs N]   # N renders at once (2)
 
@@ -854,9 +855,14 @@ def songs():
 
 
 # ---------------------------------------------------------------- truth from a MIDI file
-def midi_truth(path):
+DRUM_KEYS = {35: "kick", 36: "kick", 38: "snare", 40: "snare"}
+
+
+def midi_truth(path, attacks):
     """Ground truth of a MIDI file as rendered by fluidsynth at 44.1 kHz: dict with beats (s), drums
-    [(s, kind)], bpm (of the beat grid at the first beat), meter, kind (constant|tempo-change)."""
+    [(s, kind)], bpm (of the beat grid at the first beat), meter, kind (constant|tempo-change).
+    A drum hit's time is where its sound starts: the frame the player starts the note plus the
+    sample's own attack delay, `attacks[key]` (corpuslib.fluid_drum_attacks)."""
     mid = mido.MidiFile(path)
     ppq = mid.ticks_per_beat
     tempos, sigs, ons, offs, drums = [], [], [], [], []
@@ -870,8 +876,8 @@ def midi_truth(path):
                 sigs.append((tick, msg.numerator, msg.denominator))
             elif msg.type == "note_on" and msg.velocity > 0:
                 ons.append(tick)
-                if msg.channel == 9 and msg.note in (35, 36, 38, 40):
-                    drums.append((tick, "kick" if msg.note in (35, 36) else "snare"))
+                if msg.channel == 9 and msg.note in DRUM_KEYS:
+                    drums.append((tick, msg.note))
             elif msg.type == "note_off" or (msg.type == "note_on" and msg.velocity == 0):
                 offs.append(tick)
     tempos.sort(key=lambda e: e[0])
@@ -903,7 +909,7 @@ def midi_truth(path):
     dens = {beat_sig[i][1] for i in idx}
     return {
         "beats": frames / cl.RATE,
-        "drums": [(f / cl.RATE, kind) for f, (_, kind) in zip(dframes, drums)],
+        "drums": [(f / cl.RATE + attacks[key], DRUM_KEYS[key]) for f, (_, key) in zip(dframes, drums)],
         "bpm": 60e6 / us0 * den / 4,
         "meter": num,
         "kind": "tempo-change" if len(changes) > 1 or len(dens) > 1 else "constant",
@@ -964,12 +970,14 @@ def main(argv):
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for n, name in enumerate(pool.map(run, todo)):
             cl.log(f"midi: rendered [{n + 1}/{len(todo)}] {name}")
+    attacks = cl.fluid_drum_attacks(sorted(DRUM_KEYS))
+    cl.log("midi: drum attack delays " + ", ".join(f"{k} {1000 * d:.2f} ms" for k, d in sorted(attacks.items())))
     entries = []
     for i, (name, build, mid_path) in enumerate(jobs):
         wav = os.path.join(folder, name + ".wav")
         if not (os.path.exists(wav) and os.path.exists(mid_path)):
             continue
-        truth = midi_truth(mid_path)
+        truth = midi_truth(mid_path, attacks)
         duration = cl.wav_duration(wav)
         beats = [b for b in truth["beats"] if b < duration]
         cl.write_times(os.path.join(folder, name + ".beats"), beats)

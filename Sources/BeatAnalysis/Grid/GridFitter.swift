@@ -45,7 +45,10 @@ public struct GridFitter: Sendable {
         let matcher = PeakMatcher(peaks: peaks)
 
         // The song's tempo and metric level over the whole span, then the beats tracked through it.
-        guard let global = fitSegment(novelty: novelty, matcher: matcher, span: span) else { throw .noPeriodicity }
+        let lowBand = lowLevels.flatMap { LowBand.novelty(levels: $0, like: envelope) }
+        guard let global = fitSegment(novelty: novelty, matcher: matcher, span: span, lowBand: lowBand) else {
+            throw .noPeriodicity
+        }
         let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration) }
         var model: GridModel
         var tracked: [Double] = []
@@ -56,7 +59,6 @@ public struct GridFitter: Sendable {
             var period = global.grid.period
             tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
             // The metric level, read along the tracked beats; a new level is tracked anew.
-            let lowBand = lowLevels.flatMap { LowBand.novelty(levels: $0, like: envelope) }
             var visited = [period]
             for _ in 0..<3 {
                 let sequence = BeatSequence(beats: tracked)

@@ -27,7 +27,7 @@ extension GridFitter {
     /// forced BPM), the phase from the clearest 10-second stretch, then a least-squares line
     /// through the matched onsets grown outward over the whole span, then the metric level.
     func fitSegment(
-        novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>
+        novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>, lowBand: Novelty? = nil
     ) -> (grid: Grid, score: Double, alternatives: [MetricAlternative])? {
         let forced = options.forcedBPM.map { 60 / $0 }
         let period: Double
@@ -52,7 +52,7 @@ extension GridFitter {
         // level (⅔, 3⁄2) replaces the beat only when its points clearly outscore the beats.
         guard novelty.mean(in: span) > 0 else { return nil }
         if forced == nil {
-            grid = chooseLevel(grid, novelty: novelty, matcher: matcher, span: span)
+            grid = chooseLevel(grid, novelty: novelty, matcher: matcher, span: span, lowBand: lowBand)
         }
         let scored = score(grid, novelty: novelty, span: span)
         return (grid, scored.score, scored.alternatives)
@@ -68,7 +68,9 @@ extension GridFitter {
     /// beat reaches 10 % of the beats) and the parities differ (< 70 %).
     /// The tempo hint bounds both. The 3⁄2 level replaces the beat when its points carry 3⁄4 of the
     /// beats' strength (as for doubling); the ⅔ level only when its points clearly outscore the beats'.
-    func chooseLevel(_ start: Grid, novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>) -> Grid {
+    func chooseLevel(
+        _ start: Grid, novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>, lowBand: Novelty? = nil
+    ) -> Grid {
         var grid = start
         func bpm(_ grid: Grid) -> Double { 60 / grid.period }
         let lowest = options.minimumBPM * 0.97
@@ -84,8 +86,12 @@ extension GridFitter {
             // The strongest point between the beats (straight or swung eighths, triplets, sixteenths).
             let between =
                 [0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 0.75].map { novelty.mean(of: grid, at: $0, in: span) }.max() ?? 0
-            let halve = parity < 0.3 || (between / beats < 0.1 && parity < 0.7)
+            var halve = parity < 0.3 || (between / beats < 0.1 && parity < 0.7)
             let doubled = (parity >= 0.95 && offBeats >= 0.4) || offBeats >= 0.75
+            // A kick alike on every beat vetoes halving, as along the tracked beats
+            // (levelChange(_:novelty:lowBand:)). Its veto on doubling waits for the tracked beats: on a
+            // first grid that may sit half a beat out, the kick's alternation misleads.
+            if let lowBand, steady(lowBand, BeatSequence(grid, in: span), step: 2) { halve = false }
             var next: Grid?
             if bpm(grid) > highest || (halve && bpm(half.grid) >= lowest) {
                 next = half.grid

@@ -19,6 +19,18 @@ struct BeatSequence: Sendable {
         return beats[index] + fraction * (beats[index + 1] - beats[index])
     }
 
+    /// The beats of `grid` within `span`.
+    init(_ grid: GridFitter.Grid, in span: ClosedRange<Double>) {
+        let first = grid.firstIndex(atOrAfter: span.lowerBound)
+        let last = grid.lastIndex(atOrBefore: span.upperBound)
+        beats = last >= first ? (first...last).map { grid.time($0) } : []
+    }
+
+    /// The tracked beats `beats`.
+    init(beats: [Double]) {
+        self.beats = beats
+    }
+
     /// The median interval between beats, in seconds.
     var medianInterval: Double {
         guard beats.count >= 2 else { return 0 }
@@ -73,6 +85,19 @@ extension GridFitter {
         return strong > 0 && min(on, off) / strong < Self.backBeatParity
     }
 
+    /// The low band's weaker parity over its stronger one at or above which the kick falls alike on
+    /// every beat (four on the floor, or a bass note on every beat).
+    static let steadyParity = 0.8
+
+    /// Whether `curve` is alike at the points `step` beats apart and those halfway between them: the
+    /// weaker set at or above ``steadyParity`` of the stronger.
+    func steady(_ curve: Novelty, _ sequence: BeatSequence, step: Double) -> Bool {
+        let on = curve.meanStrongest(of: sequence, step: step, offset: 0)
+        let off = curve.meanStrongest(of: sequence, step: step, offset: step / 2)
+        let strong = max(on, off)
+        return strong > 0 && min(on, off) / strong >= Self.steadyParity
+    }
+
     /// Whether the tracked beats sit half a beat out: the kick drum (the low band) falls clearly (1.5×)
     /// more between the beats than on them, and the broadband onsets there are at least as strong.
     func isOffBeat(_ sequence: BeatSequence, novelty: Novelty, lowBand: Novelty?) -> Bool {
@@ -81,6 +106,10 @@ extension GridFitter {
         let lowBetween = lowBand.meanStrongest(of: sequence, step: 1, offset: 0.5)
         let on = novelty.mean(of: sequence, step: 1, offset: 0)
         let between = novelty.mean(of: sequence, step: 1, offset: 0.5)
+            FileHandle.standardError.write(
+                "DEBUG offbeat lowOn \(lowOn) lowBetween \(lowBetween) on \(on) between \(between)\n".data(
+                    using: .utf8)!)
+        }
         return lowBetween > 1.5 * lowOn && between >= on
     }
 }
@@ -102,7 +131,9 @@ extension GridFitter {
     ///
     /// The low band (kick drum and bass, when known) vetoes doubling where it alternates between the
     /// beats' two parities: kick on one, snare on the other is the back-beat, the mark of the beat level
-    /// itself in popular music, however busy the hi-hats between the beats.
+    /// itself in popular music, however busy the hi-hats between the beats. It vetoes halving where it
+    /// falls alike on both parities: a kick on every beat (four on the floor) marks every beat, however
+    /// loud the snare on every other one.
     func levelChange(_ sequence: BeatSequence, novelty: Novelty, lowBand: Novelty? = nil) -> LevelChange? {
         let interval = sequence.medianInterval
         guard interval > 0, sequence.beats.count >= 8 else { return nil }
@@ -119,10 +150,16 @@ extension GridFitter {
         let between =
             [0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 0.75].map { novelty.mean(of: sequence, step: 1, offset: $0) }.max() ?? 0
         var double = (parity >= 0.95 && offBeats >= 0.4) || offBeats >= 0.75
-        let halve = parity < 0.3 || (between / beats < 0.1 && parity < 0.7)
+        var halve = parity < 0.3 || (between / beats < 0.1 && parity < 0.7)
         if let lowBand {
             // The kick alternates at this level: it is the beat (or faster), never slower.
             if alternates(lowBand, sequence, step: 2) { double = false }
+            // The kick falls alike on every beat: it is the beat (or slower), never faster.
+            if steady(lowBand, sequence, step: 2) { halve = false }
+        }
+            FileHandle.standardError.write(
+                "DEBUG level bpm \(bpm) parity \(parity) offBeats \(offBeats) between \(between/beats) double \(double) halve \(halve) low2 \(lowBand.map{alternates($0, sequence, step: 2)} ?? false) lowE \(lowBand.map{$0.meanStrongest(of: sequence, step: 2, offset: 0)} ?? 0) lowO \(lowBand.map{$0.meanStrongest(of: sequence, step: 2, offset: 1)} ?? 0) lowHalf \(lowBand.map{$0.meanStrongest(of: sequence, step: 1, offset: 0.5)} ?? 0)\n"
+                    .data(using: .utf8)!)
         }
         if bpm > highest || (halve && bpm / 2 >= lowest) { return LevelChange(factor: 0.5) }
         if bpm < lowest || (double && bpm * 2 <= highest) { return LevelChange(factor: 2) }
