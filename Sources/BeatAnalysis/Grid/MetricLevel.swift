@@ -106,10 +106,6 @@ extension GridFitter {
         let lowBetween = lowBand.meanStrongest(of: sequence, step: 1, offset: 0.5)
         let on = novelty.mean(of: sequence, step: 1, offset: 0)
         let between = novelty.mean(of: sequence, step: 1, offset: 0.5)
-            FileHandle.standardError.write(
-                "DEBUG offbeat lowOn \(lowOn) lowBetween \(lowBetween) on \(on) between \(between)\n".data(
-                    using: .utf8)!)
-        }
         return lowBetween > 1.5 * lowOn && between >= on
     }
 }
@@ -156,10 +152,6 @@ extension GridFitter {
             if alternates(lowBand, sequence, step: 2) { double = false }
             // The kick falls alike on every beat: it is the beat (or slower), never faster.
             if steady(lowBand, sequence, step: 2) { halve = false }
-        }
-            FileHandle.standardError.write(
-                "DEBUG level bpm \(bpm) parity \(parity) offBeats \(offBeats) between \(between/beats) double \(double) halve \(halve) low2 \(lowBand.map{alternates($0, sequence, step: 2)} ?? false) lowE \(lowBand.map{$0.meanStrongest(of: sequence, step: 2, offset: 0)} ?? 0) lowO \(lowBand.map{$0.meanStrongest(of: sequence, step: 2, offset: 1)} ?? 0) lowHalf \(lowBand.map{$0.meanStrongest(of: sequence, step: 1, offset: 0.5)} ?? 0)\n"
-                    .data(using: .utf8)!)
         }
         if bpm > highest || (halve && bpm / 2 >= lowest) { return LevelChange(factor: 0.5) }
         if bpm < lowest || (double && bpm * 2 <= highest) { return LevelChange(factor: 2) }
