@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import BeatMapKit
-import Foundation
+public import Foundation
 
 /// Why a batch could not start.
 public enum AnalysisBatchError: Error, LocalizedError, Sendable, Equatable {

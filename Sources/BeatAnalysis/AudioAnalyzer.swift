@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+public import BeatAudio
 import BeatMapKit
-import Foundation
+public import Foundation
 
 /// Why a file could not be analysed.
 public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {

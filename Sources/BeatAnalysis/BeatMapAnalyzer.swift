@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
-import Foundation
+import BeatAudio
+public import BeatMapKit
+public import Foundation
 
 /// Settings of ``BeatMapAnalyzer``.
 public struct BeatMapAnalysisOptions: Sendable, Equatable {

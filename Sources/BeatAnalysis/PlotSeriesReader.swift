@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
-import Foundation
+public import BeatAudio
+public import BeatMapKit
+public import Foundation
 
 /// Why the series for a plot could not be read.
 public enum PlotSeriesError: Error, LocalizedError, Sendable, Equatable {

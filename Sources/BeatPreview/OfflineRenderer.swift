@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatAnalysis
-import BeatMapKit
-import Foundation
+public import BeatAudio
+public import BeatMapKit
+public import Foundation
 
 /// Why a preview or render could not be made.
 public enum PreviewError: Error, LocalizedError, Sendable, Equatable {

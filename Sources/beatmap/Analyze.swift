@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import ArgumentParser
+public import ArgumentParser
 import BeatAnalysis
 import BeatMapKit
 import Foundation

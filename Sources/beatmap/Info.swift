@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import BeatAnalysis
+import BeatAudio
 import BeatMapKit
 import Foundation
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import ArgumentParser
+public import ArgumentParser
 import BeatAnalysis
-import BeatMapKit
+import BeatAudio
+public import BeatMapKit
 import Foundation
 
 extension InterchangeFormat: ExpressibleByArgument {

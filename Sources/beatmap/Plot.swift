@@ -68,7 +68,7 @@ struct Plot: ParsableCommand {
             let svg = BeatPlot(map: beatMap, series: series, title: title, layout: layout).svg
             try AtomicFile.write(Data(svg.utf8), to: outputURL, overwrite: force)
             Console.out("wrote \(output)\n")
-        } catch let error as LocalizedError {
+        } catch let error as any LocalizedError {
             Console.error(error.errorDescription ?? "\(error)")
             throw Exit.failure
         }

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import BeatAnalysis
+import BeatAudio
 import BeatMapKit
 import Foundation
 
@@ -158,7 +159,7 @@ struct Validate: AsyncParsableCommand {
         do {
             var configuration = try rules.configuration()
             if let misalignmentMs { configuration.misalignmentTolerance = misalignmentMs / 1000 }
-            let inspector = SndfileAudioInspector(computeOnsets: alignment)
+            let inspector: any AudioInspector = alignment ? OnsetAudioInspector() : SndfileAudioInspector()
             let validator = Validator(configuration: configuration, audioInspector: inspector)
             let report = try await validator.validate(paths: paths)
             guard let reporter = Reporters.reporter(named: format.rawValue, strict: strict) else {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import BeatAnalysis
+import BeatAudio
+import BeatMapKit
 import Foundation
 import Testing
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
+public import BeatMapKit
 import Foundation
 
 /// How the beats of a map are laid out.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// Where the parts of a map read from a file are, for pointing findings at them.
 public struct BeatMapSourceMap: Sendable {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A map file read and put into canonical form.
 public struct FormattedMap: Sendable {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// An Audacity label track as text (File › Import › Labels / Export Labels): one `start<TAB>end<TAB>label`
 /// line per label. Export writes a point label (start = end) on each beat, labelled with its position in

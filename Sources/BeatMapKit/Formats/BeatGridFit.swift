@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A piecewise-constant tempo map through a map's beats, for formats that store a tempo map instead of
 /// beat times (StepMania, osu!, Beat Saber).

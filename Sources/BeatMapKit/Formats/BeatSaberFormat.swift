@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// Beat Saber's map format v4 (the game's format since version 1.34): the song's `Info.dat`
 /// (`"version": "4.0.0"`) and its audio data file `AudioData.dat` (`"version": "4.0.0"`), whose

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// File-level export and import: reads the input, converts, fixes up relative audio paths and writes the
 /// output atomically (never replacing an existing file unless asked to).

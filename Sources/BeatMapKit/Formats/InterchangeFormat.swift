@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A file format that beat maps are exported to and imported from: games, editors and research tools.
 public enum InterchangeFormat: String, Sendable, CaseIterable, Equatable {

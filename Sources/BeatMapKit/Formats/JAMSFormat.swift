@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// JAMS, the JSON Annotated Music Specification (schema of jams 0.3): a `beat` annotation with one
 /// observation per beat (`value` = position in the bar, or `null` when the map has no bar length) and,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// osu! beatmaps (`osu file format v14`, osu!standard).
 ///

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// One beat time in seconds per line (`.csv` or `.txt`): what mir_eval's `load_events` and most
 /// research tools read. Export writes nothing else; import takes the first column of each line

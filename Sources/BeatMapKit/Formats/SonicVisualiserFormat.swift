@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A Sonic Visualiser time-instants layer as CSV (File › Import Annotation Layer; the layer's own
 /// "Export Annotation Layer" writes the same): one `time,label` line per instant, time in seconds.

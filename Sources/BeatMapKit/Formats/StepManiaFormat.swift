@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// StepMania 5 simfiles, `.sm` and `.ssc` (version 0.83).
 ///

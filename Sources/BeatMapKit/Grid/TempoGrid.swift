@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A point on a tempo grid near a given time.
 public struct GridPoint: Sendable, Equatable {

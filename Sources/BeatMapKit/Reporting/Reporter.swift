@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Foundation
+
 /// Turns a validation report into text in one output format.
 public protocol Reporter: Sendable {
     /// The `--format` name of this reporter.

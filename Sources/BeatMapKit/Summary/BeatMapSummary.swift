@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// The facts `beatmap info` shows about a map: tempo, beat count and span, intervals, and the
 /// validator's verdict.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// Settings for a validation run: rule severities, tolerances and limits.
 public struct ValidationConfiguration: Sendable, Equatable {

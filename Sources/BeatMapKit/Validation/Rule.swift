@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A rule's identity, documentation and the examples that are its tests.
 public struct RuleDescription: Sendable {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// Every rule, in the order findings of one location are listed.
 public enum RuleCatalog {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
-import Foundation
+public import BeatMapKit
+public import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Foundation
+
 /// `invalid-tempo`: the tempo map cannot be used: segments out of order, outside the track, a BPM
 /// outside 20…400, or a non-positive `beatsPerBar`.
 public struct InvalidTempoRule: ValidationRule {

@@ -2,7 +2,7 @@
 
 import BeatMapKit
 import CSndfile
-import Foundation
+public import Foundation
 
 /// Why an audio file could not be decoded.
 public enum AudioDecodeError: Error, LocalizedError, Sendable, Equatable {
@@ -195,49 +195,4 @@ public final class AudioFileReader {
 
     /// The version string of the linked libsndfile (e.g. `libsndfile-1.2.0`).
     public static var libraryVersion: String { String(cString: sf_version_string()) }
-}
-
-/// Reads the facts of an audio file with libsndfile for the validator's `audio-mismatch` rule: the
-/// duration is measured by decoding every frame, because compressed headers can be wrong.
-public struct SndfileAudioInspector: AudioInspector {
-    /// Whether onsets are detected too (one aubio pass, for `audio-misaligned`, `audio-offbeat` and
-    /// `audio-metric-level`).
-    public var computeOnsets: Bool
-
-    /// An inspector; with `computeOnsets` it also finds the audio's onsets.
-    public init(computeOnsets: Bool = false) {
-        self.computeOnsets = computeOnsets
-    }
-
-    public func inspect(_ url: URL, computeHash: Bool) throws -> AudioFacts {
-        if computeOnsets {
-            // The analysis pass decodes every frame too, so it measures the duration as well.
-            var settings = AudioAnalysisSettings()
-            settings.minimumDuration = 0
-            settings.silenceDecibels = -.infinity
-            let analysis: AudioAnalysis
-            do {
-                analysis = try AudioAnalyzer(settings: settings).analyze(url)
-            } catch .decode(let error) {
-                throw error
-            }
-            let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
-            return Self.facts(of: analysis, sha256: hash)
-        }
-        let reader = try AudioFileReader(url: url)
-        let frames = try reader.countRemainingFrames()
-        guard frames > 0 else { throw AudioDecodeError.empty(path: url.path) }
-        let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
-        return AudioFacts(
-            duration: Double(frames) / Double(reader.sampleRate), sampleRate: reader.sampleRate, sha256: hash)
-    }
-
-    /// The facts an analysis pass measured: duration, sample rate, and the onsets with their strengths.
-    /// (A function of its own: more locals after `inspect`'s typed `catch` crash Swift 6.3.1's SILGen.)
-    static func facts(of analysis: AudioAnalysis, sha256: String?) -> AudioFacts {
-        let peaks = analysis.envelope.peaks()
-        return AudioFacts(
-            duration: analysis.duration, sampleRate: analysis.sampleRate, sha256: sha256,
-            onsets: peaks.map(\.time), onsetStrengths: peaks.map(\.strength))
-    }
 }

@@ -10,9 +10,9 @@ import Foundation
 /// and `filled.signal()`, the analysing thread between `filled.wait()` and `free.signal()`; a semaphore
 /// signal/wait pair orders the writes before the reads. `failure` is written before the last
 /// `filled.signal()` and read after the matching wait.
-final class DecodingPipeline: @unchecked Sendable {
+package final class DecodingPipeline: @unchecked Sendable {
     /// Blocks decoded ahead.
-    static let slots = 4
+    package static let slots = 4
 
     private let reader: AudioFileReader
     private let blockFrames: Int
@@ -30,7 +30,7 @@ final class DecodingPipeline: @unchecked Sendable {
     private var ended = false
 
     /// Starts decoding `reader` in blocks of `blockFrames` mono frames.
-    init(reader: AudioFileReader, blockFrames: Int) {
+    package init(reader: AudioFileReader, blockFrames: Int) {
         self.reader = reader
         self.blockFrames = blockFrames
         buffers = (0..<Self.slots).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: blockFrames) }
@@ -71,7 +71,7 @@ final class DecodingPipeline: @unchecked Sendable {
 
     /// Calls `body` with each decoded block in order until the end of the file, then returns; throws
     /// the decoding error if there was one (after the blocks decoded before it).
-    func forEachBlock(_ body: (UnsafeMutablePointer<Float>, Int) -> Void) throws(AudioDecodeError) {
+    package func forEachBlock(_ body: (UnsafeMutablePointer<Float>, Int) -> Void) throws(AudioDecodeError) {
         guard !ended else { return }
         while true {
             filled.wait()
