@@ -67,8 +67,7 @@ public struct BeatMapAnalyzer: Sendable {
         -> AnalyzedBeatMap
     {
         if let bpm = options.grid.forcedBPM, !(bpm >= TempoLimits.minimumBPM && bpm <= TempoLimits.maximumBPM) {
-            throw .invalidSettings(
-                "--bpm must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM))")
+            throw .forcedTempoOutOfRange(bpm: bpm)
         }
         // With helper threads, the file's SHA-256 is computed on another thread while the audio is
         // decoded and analysed; without, after the analysis, on this thread.
@@ -84,7 +83,7 @@ public struct BeatMapAnalyzer: Sendable {
                 analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats,
                 levels: analysis.levels, lowLevels: analysis.lowLevels)
         } catch {
-            throw .noBeat(path: audioURL.path, reason: error.reason)
+            throw .noBeat(path: audioURL.path, error)
         }
         var sha: String?
         if options.computeHash {

@@ -86,7 +86,7 @@ struct PlotSeriesReaderTests {
         #expect {
             _ = try PlotSeriesReader().read(url)
         } throws: { error in
-            (error as? LocalizedError)?.errorDescription?.contains("text.wav") == true
+            (error as? any LocalizedError)?.errorDescription?.contains("text.wav") == true
         }
     }
 }

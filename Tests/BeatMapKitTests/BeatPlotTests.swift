@@ -80,9 +80,13 @@ struct BeatPlotTests {
         let map = BeatMap(
             audio: AudioReference(duration: 3600), tempo: [TempoSegment(time: 0, bpm: 120, beatsPerBar: 4)],
             beats: beats)
-        let svg = BeatPlot(map: map, series: Self.series(to: 3600, duration: 3600), title: "t").svg
+        var layout = BeatPlot.Layout()
+        layout.zoomControl = "the zoom keys"
+        let svg = BeatPlot(map: map, series: Self.series(to: 3600, duration: 3600), title: "t", layout: layout).svg
         #expect(count("stroke-opacity=\"0.45\"", in: svg) == 0)
-        #expect(svg.contains("use --from/--to"))
+        #expect(svg.contains("beats too dense to draw at this zoom: use the zoom keys"))
+        let unnamed = BeatPlot(map: map, series: Self.series(to: 3600, duration: 3600), title: "t").svg
+        #expect(unnamed.contains("beats too dense to draw at this zoom</text>"))
         #expect(svg.utf8.count < 400_000)
     }
 

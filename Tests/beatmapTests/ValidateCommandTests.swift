@@ -127,7 +127,7 @@ struct ValidateCommandTests {
             to: folder.appendingPathComponent("deep.beatmap.json"))
         // A sparse file over the 128 MiB limit: refused from its size, never read into memory.
         let huge = folder.appendingPathComponent("huge.beatmap.json")
-        FileManager.default.createFile(atPath: huge.path, contents: Data("{".utf8))
+        _ = FileManager.default.createFile(atPath: huge.path, contents: Data("{".utf8))
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: 129 * 1024 * 1024)
         try handle.close()

@@ -113,7 +113,7 @@ public enum GridFitError: Error, Sendable, Equatable {
         case .noPeriodicity: return "no periodicity between the tempo limits"
         case .noRegularBeat(let score):
             return
-                "no regular beat: the beats a tracker finds stand out only \(String(format: "%.1f", score))× from the rest of the audio (noise, a drone or speech?); use --bpm to force a tempo"
+                "no regular beat: the beats a tracker finds stand out only \(String(format: "%.1f", score))× from the rest of the audio (noise, a drone or speech?)"
         case .tooFewTrackerBeats(let count): return "aubio's beat tracker found only \(count) beats"
         }
     }

@@ -261,7 +261,7 @@ public struct BeatSaberFormat: BeatMapConverter {
             throw InterchangeError(path: infoPath, "the BPM regions cannot be used")
         }
 
-        var notes: [String] = []
+        var notes: [ImportNote] = []
         let fileDuration = songDuration ?? samplesToSeconds(sampleCount, rate)
         let duration = try FormatSupport.duration(
             fromFile: fileDuration, audioPath: songFile, source: infoURL ?? url, beats: [], options: options,

@@ -172,8 +172,8 @@ enum FormatSupport {
         for index in 1..<map.beats.count where !(map.beats[index] - map.beats[index - 1] >= 0.001) {
             throw InterchangeError(
                 path: nil,
-                "cannot export to \(format.rawValue): beats[\(index)] (\(NumberFormatting.decimal(map.beats[index])) s) is not at least 1 ms after beats[\(index - 1)] (\(NumberFormatting.decimal(map.beats[index - 1])) s); `beatmap validate` lists such problems"
-            )
+                "cannot export to \(format.rawValue): beats[\(index)] (\(NumberFormatting.decimal(map.beats[index])) s) is not at least 1 ms after beats[\(index - 1)] (\(NumberFormatting.decimal(map.beats[index - 1])) s)",
+                remedy: .validateMap)
         }
     }
 
@@ -198,7 +198,7 @@ enum FormatSupport {
     /// length of the audio the file names, else an estimate (the last beat plus one interval) with a note.
     static func duration(
         fromFile fileDuration: TimeInterval?, audioPath: String?, source url: URL, beats: [TimeInterval],
-        options: ImportOptions, notes: inout [String]
+        options: ImportOptions, notes: inout [ImportNote]
     ) throws(InterchangeError) -> TimeInterval {
         if let known = try knownDuration(fromFile: fileDuration, audioPath: audioPath, source: url, options: options) {
             return known
@@ -208,14 +208,15 @@ enum FormatSupport {
         if beats.count >= 2 { step = max(beats[beats.count - 1] - beats[beats.count - 2], 0.001) }
         let estimate = NumberFormatting.roundedToMicroseconds(max(last + step, 0.001))
         notes.append(
-            "\(url.path) does not give the audio's duration"
-                + (audioPath.map { " and its audio \(shown($0)) was not found or could not be decoded" } ?? "")
-                + "; audio.duration set to \(NumberFormatting.decimal(estimate)) s (the last beat plus one interval): pass --duration to set it"
-        )
+            ImportNote(
+                "\(url.path) does not give the audio's duration"
+                    + (audioPath.map { " and its audio \(shown($0)) was not found or could not be decoded" } ?? "")
+                    + "; audio.duration set to \(NumberFormatting.decimal(estimate)) s (the last beat plus one interval)",
+                remedy: .giveDuration))
         return estimate
     }
 
-    /// The audio's duration when something gives it — the file, `--duration`, or the audio measured —
+    /// The audio's duration when something gives it — the file, `options.duration`, or the audio measured —
     /// or `nil` when it could only be estimated.
     static func knownDuration(
         fromFile fileDuration: TimeInterval?, audioPath: String?, source url: URL, options: ImportOptions

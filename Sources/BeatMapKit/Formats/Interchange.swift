@@ -11,6 +11,27 @@ public enum Interchange {
         public var files: [ExportedFile]
         /// Where they were written (empty when the caller asked for the text only).
         public var written: [URL]
+
+        /// What to show the user: the exported text when nothing was written, else a
+        /// `wrote PATH` line per file.
+        public var text: String {
+            written.isEmpty ? files.map(\.text).joined() : written.map { "wrote \($0.path)\n" }.joined()
+        }
+    }
+
+    /// What an import produced.
+    public struct ImportResult: Sendable, Equatable {
+        /// The map (as written) and the notes about it.
+        public var imported: ImportedMap
+        /// The map file's text.
+        public var text: String
+
+        /// What to show the user: `wrote PATH (N beats)` when the map was written to `output` (named as
+        /// the user gave it), else the map file's text.
+        public func report(output: String?) -> String {
+            guard let output else { return text }
+            return "wrote \(output) (\(imported.map.beats.count) beats)\n"
+        }
     }
 
     /// Exports the map file at `mapURL` to `format`. With `output`, the result is written there (a folder
@@ -23,7 +44,7 @@ public enum Interchange {
         do {
             map = try BeatMapCodec.read(from: mapURL)
         } catch {
-            throw InterchangeError(path: nil, error.localizedDescription)
+            throw InterchangeError(path: nil, error.localizedDescription, remedy: error.remedy)
         }
         var options = options
         if options.sourceName == nil { options.sourceName = mapURL.lastPathComponent }
@@ -31,11 +52,12 @@ public enum Interchange {
         do {
             files = try format.converter.export(map, options: options)
         } catch {
-            throw InterchangeError(path: mapURL.path, error.message)
+            throw InterchangeError(path: mapURL.path, error.message, remedy: error.remedy)
         }
         guard let output else {
             guard !format.writesFolder else {
-                throw InterchangeError(path: nil, "\(format.rawValue) export writes a folder: give it with -o FOLDER")
+                throw InterchangeError(
+                    path: nil, "\(format.rawValue) export writes a folder", remedy: .giveOutputFolder)
             }
             return ExportResult(files: files, written: [])
         }
@@ -55,7 +77,7 @@ public enum Interchange {
             targets = files.map { (output, $0) }
         }
         if !overwrite, let existing = targets.first(where: { FileManager.default.fileExists(atPath: $0.0.path) }) {
-            throw InterchangeError(path: existing.0.path, "already exists (use --force to overwrite it)")
+            throw InterchangeError(path: existing.0.path, "already exists", remedy: .allowOverwrite)
         }
         for (url, file) in targets { try write(file.text, to: url, overwrite: overwrite) }
         return ExportResult(files: files, written: targets.map(\.0))
@@ -67,7 +89,7 @@ public enum Interchange {
     public static func importMap(
         from input: URL, format: InterchangeFormat, options: ImportOptions, to output: URL?, workingFolder: URL,
         overwrite: Bool
-    ) throws(InterchangeError) -> (imported: ImportedMap, text: String) {
+    ) throws(InterchangeError) -> ImportResult {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input.path, isDirectory: &isFolder) else {
             throw InterchangeError(path: input.path, "no such file or directory")
@@ -76,7 +98,7 @@ public enum Interchange {
             throw InterchangeError(path: input.path, "is a folder; \(format.rawValue) import reads a file")
         }
         if let output, !overwrite, FileManager.default.fileExists(atPath: output.path) {
-            throw InterchangeError(path: output.path, "already exists (use --force to overwrite it)")
+            throw InterchangeError(path: output.path, "already exists", remedy: .allowOverwrite)
         }
         var imported = try format.converter.importMap(from: input, options: options)
         if let path = imported.map.audio.path, !path.isEmpty, !path.hasPrefix("/") {
@@ -93,16 +115,16 @@ public enum Interchange {
             throw InterchangeError(path: input.path, error.localizedDescription)
         }
         if let output { try write(text, to: output, overwrite: overwrite) }
-        return (imported, text)
+        return ImportResult(imported: imported, text: text)
     }
 
     private static func write(_ text: String, to url: URL, overwrite: Bool) throws(InterchangeError) {
         do {
             try AtomicFile.write(Data(text.utf8), to: url, overwrite: overwrite)
         } catch .exists(let path) {
-            throw InterchangeError(path: path, "already exists (use --force to overwrite it)")
+            throw InterchangeError(path: path, "already exists", remedy: .allowOverwrite)
         } catch {
-            throw InterchangeError(path: nil, error.localizedDescription)
+            throw InterchangeError(path: nil, error.localizedDescription, remedy: error.remedy)
         }
     }
 

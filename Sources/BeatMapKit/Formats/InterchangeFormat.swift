@@ -184,14 +184,30 @@ public struct ImportOptions: Sendable {
 public struct ImportedMap: Sendable, Equatable {
     /// The map. Its `audio.path` is as the imported file names the audio, relative to that file's folder.
     public var map: BeatMap
-    /// Facts about the conversion worth telling (an estimated duration, a skipped chart), one per line.
-    public var notes: [String]
+    /// Facts about the conversion worth telling (an estimated duration, a skipped chart).
+    public var notes: [ImportNote]
 
     /// A result of `map` with `notes`.
-    public init(map: BeatMap, notes: [String] = []) {
+    public init(map: BeatMap, notes: [ImportNote] = []) {
         self.map = map
         self.notes = notes
     }
+}
+
+/// A fact about an import worth telling, and what the user can do about it.
+public struct ImportNote: Sendable, Equatable, CustomStringConvertible {
+    /// The fact, for a person.
+    public var message: String
+    /// What the user can do about it, if anything.
+    public var remedy: Remedy?
+
+    /// A note saying `message`.
+    public init(_ message: String, remedy: Remedy? = nil) {
+        self.message = message
+        self.remedy = remedy
+    }
+
+    public var description: String { message }
 }
 
 /// Why a conversion failed: names the file (and line, for text formats) and what is wrong.
@@ -202,12 +218,15 @@ public struct InterchangeError: Error, LocalizedError, Sendable, Equatable {
     public var line: Int?
     /// What is wrong.
     public var message: String
+    /// What the user can do about it, if anything (a front end says it in its own words).
+    public var remedy: Remedy?
 
     /// An error about `path` (at `line`, if known).
-    public init(path: String?, line: Int? = nil, _ message: String) {
+    public init(path: String?, line: Int? = nil, _ message: String, remedy: Remedy? = nil) {
         self.path = path
         self.line = line
         self.message = message
+        self.remedy = remedy
     }
 
     public var errorDescription: String? {

@@ -162,14 +162,14 @@ public struct OsuFormat: BeatMapConverter {
         redLines.sort { $0.time < $1.time }
         hitTimes.sort()
 
-        var notes: [String] = []
+        var notes: [ImportNote] = []
         let audioPath = (audio?.isEmpty ?? true) ? nil : audio
         var beats: [TimeInterval] = []
         var knownDuration: TimeInterval?
         switch options.beats {
         case .notes:
             guard !hitTimes.isEmpty else {
-                throw InterchangeError(path: path, "no hit objects, so --beats notes has nothing to read")
+                throw InterchangeError(path: path, "no hit objects to read beats from", remedy: .importGridBeats)
             }
             for time in hitTimes where beats.last.map({ time > $0 + 1e-9 }) ?? true { beats.append(time) }
         case .grid:
@@ -183,7 +183,8 @@ public struct OsuFormat: BeatMapConverter {
                 else {
                     throw InterchangeError(
                         path: path,
-                        "the file has no hit objects to say where the beats end, and the audio's duration is unknown: pass --duration"
+                        "the file has no hit objects to say where the beats end, and the audio's duration is unknown",
+                        remedy: .giveDuration
                     )
                 }
                 knownDuration = duration

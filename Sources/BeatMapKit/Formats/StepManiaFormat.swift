@@ -214,11 +214,12 @@ public struct StepManiaFormat: BeatMapConverter {
         let timing = (chosen.map { $0.chart.timing.isEmpty ? song : $0.chart.timing }) ?? song
         let engine = try Engine(timing, path: path)
 
-        var notes: [String] = []
+        var notes: [ImportNote] = []
         if let chosen, charts.count > 1 {
             notes.append(
-                "\(path): beats taken from the \(FormatSupport.shown(chosen.chart.stepsType)) chart '\(FormatSupport.shown(chosen.chart.description))' (the first with notes of \(charts.count))"
-            )
+                ImportNote(
+                    "\(path): beats taken from the \(FormatSupport.shown(chosen.chart.stepsType)) chart '\(FormatSupport.shown(chosen.chart.description))' (the first with notes of \(charts.count))"
+                ))
         }
         var beats: [TimeInterval] = []
         let audioPath = (music?.isEmpty ?? true) ? nil : music
@@ -226,7 +227,7 @@ public struct StepManiaFormat: BeatMapConverter {
         switch options.beats {
         case .notes:
             guard let chosen else {
-                throw InterchangeError(path: path, "no chart has notes, so --beats notes has nothing to read")
+                throw InterchangeError(path: path, "no chart has notes to read beats from", remedy: .importGridBeats)
             }
             var previous = -Double.infinity
             for beat in chosen.rows {
@@ -247,7 +248,8 @@ public struct StepManiaFormat: BeatMapConverter {
                 else {
                     throw InterchangeError(
                         path: path,
-                        "the file has no notes to say where the beats end, and the audio's duration is unknown: pass --duration"
+                        "the file has no notes to say where the beats end, and the audio's duration is unknown",
+                        remedy: .giveDuration
                     )
                 }
                 duration = end
@@ -270,7 +272,9 @@ public struct StepManiaFormat: BeatMapConverter {
         }
         let dropped = beats.count
         beats.removeAll { $0 < 0 }
-        if beats.count < dropped { notes.append("\(path): \(dropped - beats.count) beats before 0 s dropped") }
+        if beats.count < dropped {
+            notes.append(ImportNote("\(path): \(dropped - beats.count) beats before 0 s dropped"))
+        }
         let mapDuration = try FormatSupport.duration(
             fromFile: duration, audioPath: audioPath, source: url, beats: beats, options: options, notes: &notes)
         let map = BeatMap(

@@ -31,9 +31,7 @@ public struct SwiftSourceFormat: BeatMapConverter {
         let dotted = options.swiftDeclaration == .extension
         guard SwiftIdentifiers.isValid(typeName, dotted: dotted) else {
             throw InterchangeError(
-                path: nil,
-                "'\(typeName)' is not a usable Swift type name"
-                    + (dotted ? "" : " (a dotted name needs --swift-declaration extension)"))
+                path: nil, "'\(typeName)' is not a usable Swift type name", remedy: dotted ? nil : .declareExtension)
         }
         guard SwiftIdentifiers.isValid(property, dotted: false) else {
             throw InterchangeError(path: nil, "'\(property)' is not a usable Swift property name")
@@ -117,7 +115,7 @@ public struct SwiftSourceFormat: BeatMapConverter {
             }
             beats.append(value)
         }
-        var notes: [String] = []
+        var notes: [ImportNote] = []
         var fileDuration: Double?
         if let (_, literal) = source.findScalar(property: name + "Duration") {
             guard let value = SwiftSourceScanner.floatLiteral(literal.text) else {

@@ -45,7 +45,7 @@ enum TimeListReader {
         _ times: [TimeInterval], format: InterchangeFormat, url: URL, options: ImportOptions,
         fileDuration: TimeInterval? = nil
     ) throws(InterchangeError) -> ImportedMap {
-        var notes: [String] = []
+        var notes: [ImportNote] = []
         let duration = try FormatSupport.duration(
             fromFile: fileDuration, audioPath: nil, source: url, beats: times.sorted(), options: options, notes: &notes)
         let map = BeatMap(

@@ -133,6 +133,14 @@ public struct BeatMapSummary: Sendable, Equatable {
         return text
     }
 
+    /// The summary of the map file at `url` (shown as `path`), with `validator`'s verdict on it.
+    public static func load(fileAt url: URL, path: String, validator: Validator) throws(BeatMapError)
+        -> BeatMapSummary
+    {
+        let map = try BeatMapCodec.read(from: url)
+        return BeatMapSummary(map: map, path: path, report: validator.validateFile(at: url, path: path))
+    }
+
     /// Seconds from `90`, `90.5`, `1:30` or `1:30.5` (minutes:seconds), or `nil`.
     public static func parseClock(_ text: String) -> Double? {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)

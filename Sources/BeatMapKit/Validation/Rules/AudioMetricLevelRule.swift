@@ -26,7 +26,8 @@ public struct AudioMetricLevelRule: ValidationRule {
     public static let description = RuleDescription(
         id: "audio-metric-level", defaultSeverity: .warning,
         summary:
-            "Another metric level (×2, ½, ⅔, 3⁄2 the map's tempo) clearly fits the audio's onsets better (with --audio).",
+            "Another metric level (×2, ½, ⅔, 3⁄2 the map's tempo) clearly fits the audio's onsets better.",
+        needsOnsets: true,
         triggeringExamples: [
             // Half the tempo: a beat on every kick, the snares between.
             example(OnsetPattern.rock, step: 2),

@@ -35,7 +35,7 @@ public struct AudioMisalignedRule: ValidationRule {
 
     public static let description = RuleDescription(
         id: "audio-misaligned", defaultSeverity: .warning,
-        summary: "The beats sit consistently early or late (> 15 ms) against the audio's onsets (with --audio).",
+        summary: "The beats sit consistently early or late (> 15 ms) against the audio's onsets.", needsOnsets: true,
         triggeringExamples: [
             .map(
                 beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",

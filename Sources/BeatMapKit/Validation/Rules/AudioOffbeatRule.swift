@@ -17,7 +17,8 @@ public struct AudioOffbeatRule: ValidationRule {
 
     public static let description = RuleDescription(
         id: "audio-offbeat", defaultSeverity: .warning,
-        summary: "The beats sit half a beat out: the audio's onsets are clearly stronger between them (with --audio).",
+        summary: "The beats sit half a beat out: the audio's onsets are clearly stronger between them.",
+        needsOnsets: true,
         triggeringExamples: [
             .map(
                 beats: OnsetPattern.beats(start: start + period / 2, period: period, count: count - 1),
