@@ -67,10 +67,11 @@ let package = Package(
 
         .testTarget(
             name: "BeatMapKitTests",
-            dependencies: ["BeatMapKit"],
+            dependencies: ["BeatMapKit", "TestSynth"],
             exclude: ["Fixtures"]
         ),
-        // Synthesised audio fixtures (drum sounds, click tracks, a WAV writer) shared by the tests.
+        // Test support shared by the tests: synthesised audio (drum sounds, click tracks, a WAV writer)
+        // and the one subprocess runner.
         .target(name: "TestSynth", path: "Tests/TestSynth"),
         .testTarget(
             name: "BeatAnalysisTests",

@@ -187,10 +187,11 @@ public enum RelativePath {
 /// A SHA-256 computed on a thread of its own.
 ///
 /// `@unchecked Sendable` is safe: `result` is written once by the hashing thread before it signals
-/// `done`, and read only after `wait()` has seen that signal (the semaphore orders the two).
+/// `done`, and read only after a `wait()` has seen that signal (the semaphore orders the two). `wait()`
+/// keeps no state of its own: each wait passes the signal on to the next, so any number of waits, from
+/// any threads, return once the hash is ready.
 final class BackgroundHash: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private var finished = false
     private(set) var result: Result<String, any Error>?
 
     init(of url: URL) {
@@ -201,10 +202,9 @@ final class BackgroundHash: @unchecked Sendable {
         thread.start()
     }
 
-    /// Waits until the hash is ready (at once on later calls).
+    /// Waits until the hash is ready (at once on later calls, from any thread).
     func wait() {
-        guard !finished else { return }
         done.wait()
-        finished = true
+        done.signal()
     }
 }

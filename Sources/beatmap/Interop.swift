@@ -7,6 +7,8 @@ public import BeatMapKit
 import Foundation
 
 extension InterchangeFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument) }
+
     public static var allValueStrings: [String] { allCases.map(\.rawValue) }
 
     /// `swift, sm, …, beatsaber (a folder), …, txt`: the formats, a folder format with `folder`.

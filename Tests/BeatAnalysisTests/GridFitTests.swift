@@ -43,7 +43,7 @@ struct GridFitTests {
         let (track, truth) = TestTracks.clicks(bpm: 143.21, start: 0.731, duration: 60)
         let (result, folder) = try Self.analyse(track)
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(result.fit.segments.count == 1)
+        try #require(result.fit.segments.count == 1)
         #expect(abs(result.fit.segments[0].bpm - 143.21) <= 0.01)
         let (errors, missed) = Self.compare(result.fit.beats, truth)
         #expect(missed == 0)
@@ -106,7 +106,7 @@ struct GridFitTests {
         let (result, folder) = try Self.analyse(track)
         defer { try? FileManager.default.removeItem(at: folder) }
         let segments = result.fit.segments
-        #expect(segments.count == 2)
+        try #require(segments.count == 2)
         #expect(abs(segments[0].bpm - 128) <= 0.05)
         #expect(abs((segments.last?.bpm ?? 0) - 150) <= 0.05)
         #expect(abs((segments.last?.firstBeat ?? 0) - changeTime) <= 0.01, "change at \(segments.last?.firstBeat ?? 0)")

@@ -66,8 +66,10 @@ struct HostileAudioTests {
                 return
             }
         }
-        #expect(reader.sampleRate >= 1 && reader.sampleRate <= AudioFileReader.maximumSampleRate)
-        #expect(reader.channels >= 1 && reader.channels <= AudioFileReader.maximumChannels)
+        #expect(reader.sampleRate >= 1)
+        #expect(reader.sampleRate <= AudioFileReader.maximumSampleRate)
+        #expect(reader.channels >= 1)
+        #expect(reader.channels <= AudioFileReader.maximumChannels)
         let frames: Int
         do {
             frames = try Self.readAll(reader)

@@ -30,7 +30,7 @@ struct ValidateCommandTests {
             seen[name] = findings.map { ($0["rule"] as? String ?? "", $0["index"] as? Int, $0["line"] as? Int ?? 0) }
             #expect(Set(findings.compactMap { $0["rule"] as? String }) == [name], "\(name)")
         }
-        #expect(seen.count == 11)
+        try #require(seen.count == 11)
         #expect(seen["non-finite"]?.map(\.index) == [2])
         #expect(seen["non-monotonic"]?.map(\.index) == [3])
         #expect(seen["non-monotonic"]?.map(\.line) == [11])

@@ -35,13 +35,7 @@ public struct TempoGrid: Sendable, Equatable {
 
     /// Index of the segment that covers time `t`.
     public func segmentIndex(at t: TimeInterval) -> Int {
-        var low = 0
-        var high = segments.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if segments[mid].time <= t { low = mid } else { high = mid - 1 }
-        }
-        return low
+        SortedSearch.lastIndex(in: segments, atOrBefore: t) { $0.time }
     }
 
     /// Seconds per beat at time `t`.

@@ -20,7 +20,8 @@ public struct PlainTimesFormat: BeatMapConverter {
     /// A converter for `flavour`.
     public init(flavour: Flavour) { self.flavour = flavour }
 
-    public var format: InterchangeFormat { flavour == .csv ? .csv : .txt }
+    public var identifier: String { flavour == .csv ? "csv" : "txt" }
+    public var fileExtension: String { identifier }
 
     public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {
         try FormatSupport.checkExportable(map, for: format)
@@ -44,4 +45,11 @@ public struct PlainTimesFormat: BeatMapConverter {
             what: "expected one time per line")
         return try TimeListReader.map(times, format: format, url: url, options: options)
     }
+}
+
+extension InterchangeFormat {
+    /// One beat time in seconds per line, `.csv` (mir_eval and most research tools read it).
+    public static let csv = InterchangeFormat(PlainTimesFormat(flavour: .csv))
+    /// One beat time in seconds per line, `.txt` (mir_eval's `load_events` format).
+    public static let txt = InterchangeFormat(PlainTimesFormat(flavour: .txt))
 }

@@ -10,7 +10,8 @@ public struct AudacityLabelFormat: BeatMapConverter {
     /// A converter.
     public init() {}
 
-    public var format: InterchangeFormat { .audacity }
+    public var identifier: String { "audacity" }
+    public var fileExtension: String { "txt" }
 
     public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {
         try FormatSupport.checkExportable(map, for: .audacity)
@@ -34,4 +35,9 @@ public struct AudacityLabelFormat: BeatMapConverter {
             what: "expected start<TAB>end<TAB>label")
         return try TimeListReader.map(times, format: .audacity, url: url, options: options)
     }
+}
+
+extension InterchangeFormat {
+    /// Audacity label track (tab-separated `start end label`, exported/imported by Audacity).
+    public static let audacity = InterchangeFormat(AudacityLabelFormat())
 }

@@ -42,13 +42,7 @@ struct TempoTimeline: Sendable {
     }
 
     private func index(ofBeat beat: Double) -> Int {
-        var low = 0
-        var high = points.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if points[mid].beat <= beat { low = mid } else { high = mid - 1 }
-        }
-        return low
+        SortedSearch.lastIndex(in: points, atOrBefore: beat) { $0.beat }
     }
 
     /// The time of `beat`.
@@ -59,13 +53,7 @@ struct TempoTimeline: Sendable {
 
     /// The beat at time `t` (the inverse of ``time(ofBeat:)``).
     func beat(atTime t: Double) -> Double {
-        var low = 0
-        var high = points.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if points[mid].time <= t { low = mid } else { high = mid - 1 }
-        }
-        let point = points[low]
+        let point = points[SortedSearch.lastIndex(in: points, atOrBefore: t) { $0.time }]
         return point.beat + (t - point.time) / point.secondsPerBeat
     }
 

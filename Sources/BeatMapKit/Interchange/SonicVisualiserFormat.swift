@@ -10,7 +10,8 @@ public struct SonicVisualiserFormat: BeatMapConverter {
     /// A converter.
     public init() {}
 
-    public var format: InterchangeFormat { .sonicVisualiser }
+    public var identifier: String { "sonic-visualiser" }
+    public var fileExtension: String { "csv" }
 
     public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {
         try FormatSupport.checkExportable(map, for: .sonicVisualiser)
@@ -33,4 +34,9 @@ public struct SonicVisualiserFormat: BeatMapConverter {
             what: "expected time,label")
         return try TimeListReader.map(times, format: .sonicVisualiser, url: url, options: options)
     }
+}
+
+extension InterchangeFormat {
+    /// Sonic Visualiser time-instants annotation layer as CSV (`time,label`).
+    public static let sonicVisualiser = InterchangeFormat(SonicVisualiserFormat())
 }

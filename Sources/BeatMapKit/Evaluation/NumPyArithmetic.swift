@@ -2,55 +2,9 @@
 
 import Foundation
 
-/// Searches over a sorted (non-decreasing), NaN-free array of times, and the arithmetic conventions
-/// the reference implementation inherits from NumPy, reproduced so scores agree to the last bit where
-/// a threshold could flip.
-enum SortedSearch {
-    /// The first index whose value is `>= x` (`values.count` when there is none).
-    static func lowerBound(_ values: [Double], _ x: Double) -> Int {
-        var low = 0
-        var high = values.count
-        while low < high {
-            let mid = (low + high) / 2
-            if values[mid] < x { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-
-    /// The first index whose value is `> x` (`values.count` when there is none).
-    static func upperBound(_ values: [Double], _ x: Double) -> Int {
-        var low = 0
-        var high = values.count
-        while low < high {
-            let mid = (low + high) / 2
-            if values[mid] <= x { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-
-    /// The index of the value nearest to `x` and `|x − value|`, ties going to the lowest index (as an
-    /// arg-min over `|x − values|` does). `values` must not be empty.
-    static func nearest(_ values: [Double], _ x: Double) -> (index: Int, distance: Double) {
-        let above = lowerBound(values, x)
-        var best = -1
-        var bestDistance = Double.infinity
-        if above < values.count {
-            best = above
-            bestDistance = abs(x - values[above])
-        }
-        if above > 0 {
-            var index = above - 1
-            let distance = abs(x - values[index])
-            if best < 0 || distance <= bestDistance {
-                // Equal values (or values too close to tell apart at x's magnitude) before it tie.
-                while index > 0 && abs(x - values[index - 1]) == distance { index -= 1 }
-                best = index
-                bestDistance = distance
-            }
-        }
-        return (max(best, 0), bestDistance)
-    }
-
+/// The arithmetic conventions the reference implementation (mir_eval) inherits from NumPy, reproduced so
+/// scores agree to the last bit where a threshold could flip.
+enum NumPyArithmetic {
     /// The sum NumPy's `add.reduce` computes for a contiguous float64 array: pairwise summation with
     /// eight accumulators in blocks of up to 128 values.
     static func pairwiseSum(_ values: [Double]) -> Double {

@@ -13,7 +13,9 @@ public struct JAMSFormat: BeatMapConverter {
     /// A converter.
     public init() {}
 
-    public var format: InterchangeFormat { .jams }
+    public var identifier: String { "jams" }
+    public var fileExtension: String { "jams" }
+    public var impliedExtension: String? { "jams" }
 
     public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {
         try FormatSupport.checkExportable(map, for: .jams)
@@ -131,4 +133,9 @@ public struct JAMSFormat: BeatMapConverter {
         }
         return try TimeListReader.map(times, format: .jams, url: url, options: options, fileDuration: fileDuration)
     }
+}
+
+extension InterchangeFormat {
+    /// JAMS (JSON Annotated Music Specification) file with a `beat` annotation.
+    public static let jams = InterchangeFormat(JAMSFormat())
 }

@@ -20,7 +20,11 @@ public struct BeatSaberFormat: BeatMapConverter {
     /// A converter.
     public init() {}
 
-    public var format: InterchangeFormat { .beatsaber }
+    public var identifier: String { "beatsaber" }
+    public var fileExtension: String { "" }
+    public var writesFolder: Bool { true }
+    public var storesTempoMap: Bool { true }
+    public var impliedFileNames: [String] { ["info.dat", "audiodata.dat", "bpminfo.dat"] }
 
     /// The info file's name.
     public static let infoFileName = "Info.dat"
@@ -298,4 +302,9 @@ public struct BeatSaberFormat: BeatMapConverter {
 private func samplesToSeconds(_ count: Double?, _ rate: Double?) -> Double? {
     guard let count, let rate, rate > 0 else { return nil }
     return count / rate
+}
+
+extension InterchangeFormat {
+    /// Beat Saber map folder, format v4: `Info.dat` (v4.0.0) and `AudioData.dat` (v4.0.0, BPM regions).
+    public static let beatsaber = InterchangeFormat(BeatSaberFormat())
 }

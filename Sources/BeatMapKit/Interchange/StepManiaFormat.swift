@@ -28,7 +28,10 @@ public struct StepManiaFormat: BeatMapConverter {
     /// A converter for `dialect`.
     public init(dialect: Dialect) { self.dialect = dialect }
 
-    public var format: InterchangeFormat { dialect == .sm ? .sm : .ssc }
+    public var identifier: String { dialect == .sm ? "sm" : "ssc" }
+    public var fileExtension: String { identifier }
+    public var impliedExtension: String? { identifier }
+    public var storesTempoMap: Bool { true }
 
     /// The chart's name in exports.
     static let chartName = "beatmap"
@@ -392,17 +395,7 @@ public struct StepManiaFormat: BeatMapConverter {
         )
             -> Double
         {
-            var low = 0
-            var high = pauses.count
-            while low < high {
-                let mid = (low + high) / 2
-                if inclusive ? pauses[mid].beat <= limit : pauses[mid].beat < limit {
-                    low = mid + 1
-                } else {
-                    high = mid
-                }
-            }
-            return sums[low]
+            sums[SortedSearch.partitioningIndex(in: pauses) { inclusive ? $0.beat <= limit : $0.beat < limit }]
         }
     }
 }
@@ -488,4 +481,11 @@ enum MSDParser {
         }
         return tags
     }
+}
+
+extension InterchangeFormat {
+    /// StepMania 5 `.sm` simfile: `#OFFSET`, `#BPMS` and a dance-single chart with a note on each beat.
+    public static let sm = InterchangeFormat(StepManiaFormat(dialect: .sm))
+    /// StepMania 5 `.ssc` simfile (version 0.83): as `.sm`, with the chart in `#NOTEDATA` form.
+    public static let ssc = InterchangeFormat(StepManiaFormat(dialect: .ssc))
 }

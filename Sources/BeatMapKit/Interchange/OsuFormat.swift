@@ -17,7 +17,10 @@ public struct OsuFormat: BeatMapConverter {
     /// A converter.
     public init() {}
 
-    public var format: InterchangeFormat { .osu }
+    public var identifier: String { "osu" }
+    public var fileExtension: String { "osu" }
+    public var impliedExtension: String? { "osu" }
+    public var storesTempoMap: Bool { true }
 
     public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {
         try FormatSupport.checkExportable(map, for: .osu)
@@ -218,4 +221,9 @@ public struct OsuFormat: BeatMapConverter {
             analysis: FormatSupport.analysis(format: .osu, source: url))
         return ImportedMap(map: map, notes: notes)
     }
+}
+
+extension InterchangeFormat {
+    /// osu! beatmap (`osu file format v14`): uninherited timing points and a circle on each beat.
+    public static let osu = InterchangeFormat(OsuFormat())
 }

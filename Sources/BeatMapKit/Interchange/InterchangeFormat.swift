@@ -3,92 +3,81 @@
 public import Foundation
 
 /// A file format that beat maps are exported to and imported from: games, editors and research tools.
-public enum InterchangeFormat: String, Sendable, CaseIterable, Equatable {
-    /// Swift source declaring the beat times as `[TimeInterval]` (for a game that compiles its map in).
-    case swift
-    /// StepMania 5 `.sm` simfile: `#OFFSET`, `#BPMS` and a dance-single chart with a note on each beat.
-    case sm
-    /// StepMania 5 `.ssc` simfile (version 0.83): as `.sm`, with the chart in `#NOTEDATA` form.
-    case ssc
-    /// osu! beatmap (`osu file format v14`): uninherited timing points and a circle on each beat.
-    case osu
-    /// Beat Saber map folder, format v4: `Info.dat` (v4.0.0) and `AudioData.dat` (v4.0.0, BPM regions).
-    case beatsaber
-    /// Audacity label track (tab-separated `start end label`, exported/imported by Audacity).
-    case audacity
-    /// Sonic Visualiser time-instants annotation layer as CSV (`time,label`).
-    case sonicVisualiser = "sonic-visualiser"
-    /// JAMS (JSON Annotated Music Specification) file with a `beat` annotation.
-    case jams
-    /// One beat time in seconds per line, `.csv` (mir_eval and most research tools read it).
-    case csv
-    /// One beat time in seconds per line, `.txt` (mir_eval's `load_events` format).
-    case txt
+///
+/// A format is its converter; ``allCases`` is the one list of them. Adding a format is one new file —
+/// a ``BeatMapConverter`` and the static member that names it (`extension InterchangeFormat { public
+/// static let name = InterchangeFormat(NameFormat()) }`) — plus its line in ``allCases``: the
+/// command line's `--format` values, its help and the file-name inference all follow from the list.
+public struct InterchangeFormat: Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Every format, in the order they are listed.
+    public static let allCases: [InterchangeFormat] = [
+        .swift,
+        .sm,
+        .ssc,
+        .osu,
+        .beatsaber,
+        .audacity,
+        .sonicVisualiser,
+        .jams,
+        .csv,
+        .txt,
+    ]
 
-    /// The usual file-name extension (for Beat Saber, the output is a folder).
-    public var fileExtension: String {
-        switch self {
-        case .swift: return "swift"
-        case .sm: return "sm"
-        case .ssc: return "ssc"
-        case .osu: return "osu"
-        case .beatsaber: return ""
-        case .audacity: return "txt"
-        case .sonicVisualiser: return "csv"
-        case .jams: return "jams"
-        case .csv: return "csv"
-        case .txt: return "txt"
-        }
+    /// The converter for this format.
+    public let converter: any BeatMapConverter
+
+    /// The format `converter` reads and writes.
+    public init(_ converter: any BeatMapConverter) { self.converter = converter }
+
+    /// The format named `rawValue` (`sm`, `sonic-visualiser`, …), if there is one.
+    public init?(rawValue: String) {
+        guard let format = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = format
     }
 
+    /// The format's name, as `--format` takes it.
+    public var rawValue: String { converter.identifier }
+
+    public var description: String { rawValue }
+
+    /// The usual file-name extension (for a format that writes a folder, none).
+    public var fileExtension: String { converter.fileExtension }
+
     /// Whether the export is a folder of files rather than one file.
-    public var writesFolder: Bool { self == .beatsaber }
+    public var writesFolder: Bool { converter.writesFolder }
 
     /// Whether the format stores a tempo map rather than a list of beat times (StepMania, osu!, Beat Saber):
     /// such a format keeps beat times exactly only as grid points of its tempo map.
-    public var storesTempoMap: Bool {
-        switch self {
-        case .sm, .ssc, .osu, .beatsaber: return true
-        default: return false
-        }
-    }
-
-    /// The converter for this format.
-    public var converter: any BeatMapConverter {
-        switch self {
-        case .swift: return SwiftSourceFormat()
-        case .sm: return StepManiaFormat(dialect: .sm)
-        case .ssc: return StepManiaFormat(dialect: .ssc)
-        case .osu: return OsuFormat()
-        case .beatsaber: return BeatSaberFormat()
-        case .audacity: return AudacityLabelFormat()
-        case .sonicVisualiser: return SonicVisualiserFormat()
-        case .jams: return JAMSFormat()
-        case .csv: return PlainTimesFormat(flavour: .csv)
-        case .txt: return PlainTimesFormat(flavour: .txt)
-        }
-    }
+    public var storesTempoMap: Bool { converter.storesTempoMap }
 
     /// The format a file name unambiguously implies (`.sm`, `.ssc`, `.osu`, `.jams`, `.swift`, `Info.dat`),
     /// or `nil` when the extension is shared (`.csv`, `.txt`) or unknown.
     public static func inferred(fromPath path: String) -> InterchangeFormat? {
         let name = (path as NSString).lastPathComponent.lowercased()
-        if name == "info.dat" || name == "audiodata.dat" || name == "bpminfo.dat" { return .beatsaber }
-        switch (name as NSString).pathExtension {
-        case "swift": return .swift
-        case "sm": return .sm
-        case "ssc": return .ssc
-        case "osu": return .osu
-        case "jams": return .jams
-        default: return nil
-        }
+        if let named = allCases.first(where: { $0.converter.impliedFileNames.contains(name) }) { return named }
+        let pathExtension = (name as NSString).pathExtension
+        return allCases.first { $0.converter.impliedExtension == pathExtension }
     }
+
+    public static func == (lhs: InterchangeFormat, rhs: InterchangeFormat) -> Bool { lhs.rawValue == rhs.rawValue }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }
 
 /// Converts beat maps to and from one interchange format.
 public protocol BeatMapConverter: Sendable {
-    /// The format this converter handles.
-    var format: InterchangeFormat { get }
+    /// The format's name, as `--format` takes it (`sm`, `sonic-visualiser`).
+    var identifier: String { get }
+    /// The usual file-name extension (for a format that writes a folder, none).
+    var fileExtension: String { get }
+    /// Whether the export is a folder of files rather than one file. Default: no.
+    var writesFolder: Bool { get }
+    /// Whether the format stores a tempo map rather than a list of beat times. Default: no.
+    var storesTempoMap: Bool { get }
+    /// The file-name extension (lowercase) that names this format alone, if any. Default: none.
+    var impliedExtension: String? { get }
+    /// File names (lowercase) that name this format alone, such as `info.dat`. Default: none.
+    var impliedFileNames: [String] { get }
 
     /// The files that represent `map` in this format. Single-file formats return one file whose
     /// ``ExportedFile/name`` is `nil`; folder formats return named files. The same map and options always
@@ -97,6 +86,19 @@ public protocol BeatMapConverter: Sendable {
 
     /// Reads the file (or, for folder formats, the folder or one of its files) at `url` as a beat map.
     func importMap(from url: URL, options: ImportOptions) throws(InterchangeError) -> ImportedMap
+}
+
+extension BeatMapConverter {
+    /// The format this converter handles.
+    public var format: InterchangeFormat { InterchangeFormat(self) }
+    /// No: one file.
+    public var writesFolder: Bool { false }
+    /// No: a list of beat times.
+    public var storesTempoMap: Bool { false }
+    /// None.
+    public var impliedExtension: String? { nil }
+    /// None.
+    public var impliedFileNames: [String] { [] }
 }
 
 /// One file of an export.

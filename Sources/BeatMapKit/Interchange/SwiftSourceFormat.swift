@@ -22,7 +22,9 @@ public struct SwiftSourceFormat: BeatMapConverter {
     /// A converter.
     public init() {}
 
-    public var format: InterchangeFormat { .swift }
+    public var identifier: String { "swift" }
+    public var fileExtension: String { "swift" }
+    public var impliedExtension: String? { "swift" }
 
     public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {
         try FormatSupport.checkExportable(map, for: .swift)
@@ -417,4 +419,9 @@ struct SwiftSourceScanner {
         guard let time, let bpm else { return nil }
         return TempoSegment(time: time, bpm: bpm)
     }
+}
+
+extension InterchangeFormat {
+    /// Swift source declaring the beat times as `[TimeInterval]` (for a game that compiles its map in).
+    public static let swift = InterchangeFormat(SwiftSourceFormat())
 }
