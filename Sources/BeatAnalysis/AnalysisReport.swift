@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-public import BeatMapKit
+import BeatMapKit
 public import Foundation
 
 /// What a batch did: each file's outcome, as a person reads it (``text``) or a script does (``json``).

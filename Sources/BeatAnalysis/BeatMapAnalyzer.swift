@@ -158,7 +158,8 @@ public struct BeatMapAnalyzer: Sendable {
                 fit.alternatives.map {
                     .object(
                         JSONObject([
-                            ("ratio", .string($0.ratio)), ("bpm", rounded($0.bpm, 1e4)), ("score", rounded($0.score)),
+                            ("ratio", .string($0.ratio.label)), ("bpm", rounded($0.bpm, 1e4)),
+                            ("score", rounded($0.score)),
                         ]))
                 })
         }

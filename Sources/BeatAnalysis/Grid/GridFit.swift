@@ -35,8 +35,8 @@ public struct GridFitOptions: Sendable, Equatable {
 
 /// A metric level other than the chosen one, with the score it got.
 public struct MetricAlternative: Sendable, Equatable {
-    /// The tempo ratio to the chosen level: `×2`, `½`, `⅔` or `3⁄2`.
-    public var ratio: String
+    /// The level's tempo relative to the chosen level's (`×2`, `½`, `⅔` or `3⁄2` as its label).
+    public var ratio: MetricLevel
     /// Its tempo in BPM (of the first segment).
     public var bpm: Double
     /// Its score (mean onset strength at its grid points over the mean onset strength).

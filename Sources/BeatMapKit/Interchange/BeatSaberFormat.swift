@@ -126,125 +126,167 @@ public struct BeatSaberFormat: BeatMapConverter {
     }
 
     public func importMap(from url: URL, options: ImportOptions) throws(InterchangeError) -> ImportedMap {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-            throw InterchangeError(path: url.path, "no such file or folder")
+        let located = try Self.locate(url)
+        var info = InfoFacts()
+        if let infoURL = located.info { info = try Self.readInfo(infoURL, folder: located.folder) }
+        let infoPath = located.info?.path ?? url.path
+        var audioData = AudioDataFacts()
+        if let audioDataURL = info.audioDataURL ?? located.audioData {
+            audioData = try Self.readAudioData(audioDataURL, infoPath: infoPath)
         }
-        var infoURL: URL?
-        var audioDataURL: URL?
-        let folder = isFolder.boolValue ? url : url.deletingLastPathComponent()
-        if isFolder.boolValue {
-            infoURL = Self.existing(in: folder, names: [Self.infoFileName, "info.dat"])
-            guard infoURL != nil else { throw InterchangeError(path: url.path, "no Info.dat in this folder") }
-        } else if ["info.dat"].contains(url.lastPathComponent.lowercased()) {
-            infoURL = url
-        } else {
-            audioDataURL = url
-        }
+        let timeline = try Self.timeline(audioData, bpm: info.bpm, infoPath: infoPath)
+        var notes: [ImportNote] = []
+        let fileDuration = info.songDuration ?? samplesToSeconds(audioData.sampleCount, audioData.rate)
+        let duration = try FormatSupport.duration(
+            fromFile: fileDuration, audioPath: info.songFile, source: located.info ?? url, beats: [], options: options,
+            notes: &notes)
+        let beats = try Self.gridBeats(of: timeline, info: info, duration: duration, infoPath: infoPath)
+        let map = BeatMap(
+            audio: AudioReference(path: info.songFile, duration: duration, sampleRate: audioData.rate.map { Int($0) }),
+            tempo: timeline.segments(), beats: beats,
+            analysis: FormatSupport.analysis(format: .beatsaber, source: located.info ?? url))
+        return ImportedMap(map: map, notes: notes)
+    }
 
+    /// What `Info.dat` says; every fact is optional.
+    struct InfoFacts {
         var bpm: Double?
         var songFile: String?
         var songDuration: Double?
         var firstBeat: Double?
         var lastBeat: Double?
+        /// The line of `customData.beatmapKit`, which records the first and last beat.
         var rangeLine: Int?
-        var infoPath = url.path
-        if let infoURL {
-            infoPath = infoURL.path
-            let file = try JSONFile(url: infoURL)
-            let info = try file.object(file.root, "Info.dat")
-            if let version = info["version"] {
-                let text = try file.string(version, "version")
-                guard text.hasPrefix("4.") else {
-                    throw file.error(
-                        version, "Info.dat version \(FormatSupport.shown(text)) is not supported (v4 and v2 are)")
-                }
-                let audioNode = try file.required(info, "audio", in: file.root, "Info.dat")
-                let audio = try file.object(audioNode, "audio")
-                if let node = audio["bpm"] { bpm = try file.number(node, "audio.bpm") }
-                if let node = audio["songFilename"] { songFile = try file.string(node, "audio.songFilename") }
-                if let node = audio["songDuration"] { songDuration = try file.number(node, "audio.songDuration") }
-                if let node = audio["audioDataFilename"] {
-                    let name = try file.string(node, "audio.audioDataFilename")
-                    guard !name.contains("/"), !name.contains("\\"), !name.isEmpty else {
-                        throw file.error(node, "audio.audioDataFilename must be a file name in the map folder")
-                    }
-                    audioDataURL = folder.appendingPathComponent(name)
-                }
-            } else if let version = info["_version"] {
-                _ = try file.string(version, "_version")
-                if let node = info["_beatsPerMinute"] { bpm = try file.number(node, "_beatsPerMinute") }
-                if let node = info["_songFilename"] { songFile = try file.string(node, "_songFilename") }
-                audioDataURL = Self.existing(in: folder, names: ["BPMInfo.dat"])
-            } else {
-                throw file.error(file.root, "not a Beat Saber Info.dat: it has no \"version\" or \"_version\"")
-            }
-            if let custom = info["customData"], case .object = custom.kind,
-                let ours = try file.object(custom, "customData")["beatmapKit"], case .object = ours.kind
-            {
-                let members = try file.object(ours, "customData.beatmapKit")
-                rangeLine = file.line(ours)
-                if let node = members["firstBeat"] { firstBeat = try file.number(node, "firstBeat") }
-                if let node = members["lastBeat"] { lastBeat = try file.number(node, "lastBeat") }
-            }
-        }
+        /// The audio data file it names (v4) or that sits beside it (v2's `BPMInfo.dat`).
+        var audioDataURL: URL?
+    }
 
+    /// What the audio data file says: its sample rate, the song's length in samples, the BPM regions.
+    struct AudioDataFacts {
         var regions: [Region] = []
         var rate: Double?
         var sampleCount: Double?
-        if let audioDataURL {
-            guard FileManager.default.fileExists(atPath: audioDataURL.path) else {
-                throw InterchangeError(
-                    path: infoPath, "the audio data file \(audioDataURL.lastPathComponent) is missing")
+    }
+
+    /// The `Info.dat` or the audio data file `url` gives (a map folder, its `Info.dat`, or an audio data
+    /// file alone), and the map's folder.
+    static func locate(_ url: URL) throws(InterchangeError) -> (info: URL?, audioData: URL?, folder: URL) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw InterchangeError(path: url.path, "no such file or folder")
+        }
+        let folder = isFolder.boolValue ? url : url.deletingLastPathComponent()
+        if isFolder.boolValue {
+            guard let infoURL = existing(in: folder, names: [infoFileName, "info.dat"]) else {
+                throw InterchangeError(path: url.path, "no Info.dat in this folder")
             }
-            let file = try JSONFile(url: audioDataURL)
-            let data = try file.object(file.root, "the audio data file")
-            let v4 = data["version"] != nil
-            let keys =
-                v4
-                ? (
-                    count: "songSampleCount", frequency: "songFrequency", list: "bpmData", si: "si", ei: "ei", sb: "sb",
-                    eb: "eb"
-                )
-                : (
-                    count: "_songSampleCount", frequency: "_songFrequency", list: "_regions", si: "_startSampleIndex",
-                    ei: "_endSampleIndex", sb: "_startBeat", eb: "_endBeat"
-                )
-            let frequencyNode = try file.required(data, keys.frequency, in: file.root, "the audio data file")
-            let frequency = try file.number(frequencyNode, keys.frequency)
-            // A whole number of hertz, as the map's audio.sampleRate must be (0.5 Hz became a sample rate of 0).
-            guard frequency >= 1, frequency <= 768_000, frequency == frequency.rounded() else {
+            return (infoURL, nil, folder)
+        }
+        if ["info.dat"].contains(url.lastPathComponent.lowercased()) { return (url, nil, folder) }
+        return (nil, url, folder)
+    }
+
+    /// Reads `Info.dat` (v4 or v2) at `infoURL`, in the map's `folder`.
+    static func readInfo(_ infoURL: URL, folder: URL) throws(InterchangeError) -> InfoFacts {
+        var facts = InfoFacts()
+        let file = try JSONFile(url: infoURL)
+        let info = try file.object(file.root, "Info.dat")
+        if let version = info["version"] {
+            let text = try file.string(version, "version")
+            guard text.hasPrefix("4.") else {
                 throw file.error(
-                    frequencyNode,
-                    "\(keys.frequency) \(NumberFormatting.decimal(frequency)) is not a sample rate (a whole number of Hz, 1…768000)"
-                )
+                    version, "Info.dat version \(FormatSupport.shown(text)) is not supported (v4 and v2 are)")
             }
-            rate = frequency
-            if let node = data[keys.count] { sampleCount = try file.number(node, keys.count) }
-            if let list = data[keys.list] {
-                for element in try file.array(list, keys.list) {
-                    let members = try file.object(element, "a BPM region")
-                    let region = Region(
-                        startSample: try file.number(
-                            try file.required(members, keys.si, in: element, "a BPM region"), keys.si),
-                        endSample: try file.number(
-                            try file.required(members, keys.ei, in: element, "a BPM region"), keys.ei),
-                        startBeat: try file.number(
-                            try file.required(members, keys.sb, in: element, "a BPM region"), keys.sb),
-                        endBeat: try file.number(
-                            try file.required(members, keys.eb, in: element, "a BPM region"), keys.eb))
-                    guard region.endSample > region.startSample, region.endBeat > region.startBeat else {
-                        throw file.error(element, "a BPM region must end after it starts, in samples and in beats")
-                    }
-                    regions.append(region)
+            let audioNode = try file.required(info, "audio", in: file.root, "Info.dat")
+            let audio = try file.object(audioNode, "audio")
+            if let node = audio["bpm"] { facts.bpm = try file.number(node, "audio.bpm") }
+            if let node = audio["songFilename"] { facts.songFile = try file.string(node, "audio.songFilename") }
+            if let node = audio["songDuration"] { facts.songDuration = try file.number(node, "audio.songDuration") }
+            if let node = audio["audioDataFilename"] {
+                let name = try file.string(node, "audio.audioDataFilename")
+                guard !name.contains("/"), !name.contains("\\"), !name.isEmpty else {
+                    throw file.error(node, "audio.audioDataFilename must be a file name in the map folder")
                 }
+                facts.audioDataURL = folder.appendingPathComponent(name)
+            }
+        } else if let version = info["_version"] {
+            _ = try file.string(version, "_version")
+            if let node = info["_beatsPerMinute"] { facts.bpm = try file.number(node, "_beatsPerMinute") }
+            if let node = info["_songFilename"] { facts.songFile = try file.string(node, "_songFilename") }
+            facts.audioDataURL = existing(in: folder, names: ["BPMInfo.dat"])
+        } else {
+            throw file.error(file.root, "not a Beat Saber Info.dat: it has no \"version\" or \"_version\"")
+        }
+        if let custom = info["customData"], case .object = custom.kind,
+            let ours = try file.object(custom, "customData")["beatmapKit"], case .object = ours.kind
+        {
+            let members = try file.object(ours, "customData.beatmapKit")
+            facts.rangeLine = file.line(ours)
+            if let node = members["firstBeat"] { facts.firstBeat = try file.number(node, "firstBeat") }
+            if let node = members["lastBeat"] { facts.lastBeat = try file.number(node, "lastBeat") }
+        }
+        return facts
+    }
+
+    /// Reads the audio data file (v4 `AudioData.dat` or v2 `BPMInfo.dat`) at `url`; errors about a
+    /// missing one name `infoPath`.
+    static func readAudioData(_ url: URL, infoPath: String) throws(InterchangeError) -> AudioDataFacts {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw InterchangeError(path: infoPath, "the audio data file \(url.lastPathComponent) is missing")
+        }
+        var facts = AudioDataFacts()
+        let file = try JSONFile(url: url)
+        let data = try file.object(file.root, "the audio data file")
+        let v4 = data["version"] != nil
+        let keys =
+            v4
+            ? (
+                count: "songSampleCount", frequency: "songFrequency", list: "bpmData", si: "si", ei: "ei", sb: "sb",
+                eb: "eb"
+            )
+            : (
+                count: "_songSampleCount", frequency: "_songFrequency", list: "_regions", si: "_startSampleIndex",
+                ei: "_endSampleIndex", sb: "_startBeat", eb: "_endBeat"
+            )
+        let frequencyNode = try file.required(data, keys.frequency, in: file.root, "the audio data file")
+        let frequency = try file.number(frequencyNode, keys.frequency)
+        // A whole number of hertz, as the map's audio.sampleRate must be (0.5 Hz became a sample rate of 0).
+        guard frequency >= 1, frequency <= 768_000, frequency == frequency.rounded() else {
+            throw file.error(
+                frequencyNode,
+                "\(keys.frequency) \(NumberFormatting.decimal(frequency)) is not a sample rate (a whole number of Hz, 1…768000)"
+            )
+        }
+        facts.rate = frequency
+        if let node = data[keys.count] { facts.sampleCount = try file.number(node, keys.count) }
+        if let list = data[keys.list] {
+            for element in try file.array(list, keys.list) {
+                let members = try file.object(element, "a BPM region")
+                let region = Region(
+                    startSample: try file.number(
+                        try file.required(members, keys.si, in: element, "a BPM region"), keys.si),
+                    endSample: try file.number(
+                        try file.required(members, keys.ei, in: element, "a BPM region"), keys.ei),
+                    startBeat: try file.number(
+                        try file.required(members, keys.sb, in: element, "a BPM region"), keys.sb),
+                    endBeat: try file.number(
+                        try file.required(members, keys.eb, in: element, "a BPM region"), keys.eb))
+                guard region.endSample > region.startSample, region.endBeat > region.startBeat else {
+                    throw file.error(element, "a BPM region must end after it starts, in samples and in beats")
+                }
+                facts.regions.append(region)
             }
         }
-        regions.sort { $0.startBeat < $1.startBeat }
+        return facts
+    }
 
+    /// The tempo timeline of the BPM regions (sorted by beat here), or of one `bpm` without them.
+    static func timeline(_ audioData: AudioDataFacts, bpm: Double?, infoPath: String) throws(InterchangeError)
+        -> TempoTimeline
+    {
+        let regions = audioData.regions.sorted { $0.startBeat < $1.startBeat }
         var points: [TempoTimeline.Breakpoint] = []
-        if let rate, !regions.isEmpty {
-            let first = regions[0]
+        if let rate = audioData.rate, let first = regions.first {
             if first.startBeat > 0 && first.startSample > 0 {
                 points.append(.init(beat: 0, time: 0, secondsPerBeat: first.startSample / rate / first.startBeat))
             }
@@ -264,18 +306,20 @@ public struct BeatSaberFormat: BeatMapConverter {
         guard let timeline = TempoTimeline(points: points) else {
             throw InterchangeError(path: infoPath, "the BPM regions cannot be used")
         }
+        return timeline
+    }
 
-        var notes: [ImportNote] = []
-        let fileDuration = songDuration ?? samplesToSeconds(sampleCount, rate)
-        let duration = try FormatSupport.duration(
-            fromFile: fileDuration, audioPath: songFile, source: infoURL ?? url, beats: [], options: options,
-            notes: &notes)
-        let low = max(firstBeat ?? timeline.beat(atTime: 0).rounded(.up), 0)
-        let high = lastBeat ?? timeline.beat(atTime: duration).rounded(.down)
-        let recorded = firstBeat != nil || lastBeat != nil
+    /// The whole beats of `timeline` from the first to the last recorded in `info` (else over the whole
+    /// `duration`), at 0 s or later.
+    static func gridBeats(of timeline: TempoTimeline, info: InfoFacts, duration: Double, infoPath: String)
+        throws(InterchangeError) -> [TimeInterval]
+    {
+        let low = max(info.firstBeat ?? timeline.beat(atTime: 0).rounded(.up), 0)
+        let high = info.lastBeat ?? timeline.beat(atTime: duration).rounded(.down)
+        let recorded = info.firstBeat != nil || info.lastBeat != nil
         var beats: [TimeInterval] = []
         if let range = try FormatSupport.gridBeats(
-            from: low, through: high, path: infoPath, line: recorded ? rangeLine : nil,
+            from: low, through: high, path: infoPath, line: recorded ? info.rangeLine : nil,
             what: recorded ? "customData.beatmapKit" : "the tempo map")
         {
             for beat in range {
@@ -283,11 +327,7 @@ public struct BeatSaberFormat: BeatMapConverter {
                 if time >= 0 { beats.append(time) }
             }
         }
-        let map = BeatMap(
-            audio: AudioReference(path: songFile, duration: duration, sampleRate: rate.map { Int($0) }),
-            tempo: timeline.segments(), beats: beats,
-            analysis: FormatSupport.analysis(format: .beatsaber, source: infoURL ?? url))
-        return ImportedMap(map: map, notes: notes)
+        return beats
     }
 
     private static func existing(in folder: URL, names: [String]) -> URL? {
