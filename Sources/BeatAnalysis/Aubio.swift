@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import CAubio
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc

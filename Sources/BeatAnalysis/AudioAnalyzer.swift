@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
-import Foundation
+public import BeatAudio
+public import BeatMapKit
+public import Foundation
 
 /// Why a file could not be analysed.
 public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
@@ -18,9 +19,9 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
     /// The audio is silent (its peak is below the silence level).
     case silent(path: String, peakDecibels: Double)
     /// No regular beat could be found.
-    case noBeat(path: String, reason: String)
-    /// The settings cannot be used.
-    case invalidSettings(String)
+    case noBeat(path: String, GridFitError)
+    /// The tempo to force (``GridFitOptions/forcedBPM``) is outside ``TempoLimits``.
+    case forcedTempoOutOfRange(bpm: Double)
     /// The analysis made a map that its own validator rejects: a defect of the analyzer, reported
     /// instead of writing the map.
     case internalError(path: String, findings: [String])
@@ -36,12 +37,21 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
                 "\(path): the audio lasts \(String(format: "%.3f", duration)) s, too short to find a beat (at least 2 s needed)"
         case .silent(let path, let peak):
             return "\(path): the audio is silent (peak \(String(format: "%.1f", peak)) dBFS); there is no beat to map"
-        case .noBeat(let path, let reason): return "\(path): no beat found: \(reason)"
-        case .invalidSettings(let message): return message
+        case .noBeat(let path, let error): return "\(path): no beat found: \(error.reason)"
+        case .forcedTempoOutOfRange(let bpm):
+            return
+                "the tempo to force (\(bpm) BPM) must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM)) BPM"
         case .internalError(let path, let findings):
             return
                 "\(path): internal error: the analysis made a map that does not validate (\(findings.joined(separator: "; "))); no map was written — please report this with the audio file"
         }
+    }
+
+    /// What the user can do about it, if anything: a song without a regular beat can still be mapped at
+    /// a tempo the user gives.
+    public var remedy: Remedy? {
+        if case .noBeat(_, .noRegularBeat) = self { return .forceTempo }
+        return nil
     }
 }
 
