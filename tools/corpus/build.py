@@ -171,7 +171,8 @@ def manifest():
     validation = set(VALIDATION)
     for t in tracks:
         t["split"] = "validation" if t["song"] in validation else "train"
-    keys = ["path", "part", "song", "split", "kind", "beats", "drums", "meter", "bpm", "source", "warp", "encoding"]
+    keys = ["path", "part", "song", "split", "kind", "beats", "drums", "meter", "bpm", "source", "warp", "encoding",
+            "downbeats"]
     tracks = [{k: t.get(k) for k in keys} for t in tracks]
     missing = [t["path"] for t in tracks if not os.path.exists(os.path.join(cl.CORPUS, t["path"]))]
     if missing:

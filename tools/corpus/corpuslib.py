@@ -178,9 +178,16 @@ def audio_duration(path):
 
 # ---------------------------------------------------------------- truth and index files
 
+def _replace_text(path, text):
+    """Writes a new file and renames it over `path`: never rewrites a file in place, so a corpus made of
+    hard links to another (cp -al) never changes the other's files."""
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
 def write_times(path, times):
-    with open(path, "w") as f:
-        f.writelines(f"{t:.6f}\n" for t in times)
+    _replace_text(path, "".join(f"{t:.6f}\n" for t in times))
 
 
 def read_times(path):
@@ -190,8 +197,7 @@ def read_times(path):
 
 def write_drums(path, hits):
     """hits: (time, kind) pairs, kind kick|snare."""
-    with open(path, "w") as f:
-        f.writelines(f"{t:.6f} {k}\n" for t, k in sorted(hits))
+    _replace_text(path, "".join(f"{t:.6f} {k}\n" for t, k in sorted(hits)))
 
 
 def read_drums(path):
@@ -199,11 +205,13 @@ def read_drums(path):
         return [(float(a), b) for a, b in (line.split() for line in f if line.strip())]
 
 
-def entry(path, part, song, kind, beats, drums=None, meter=4, bpm=None, source=None, warp=None, encoding=None):
-    """A manifest entry (without the split), paths relative to corpus/."""
+def entry(path, part, song, kind, beats, drums=None, meter=4, bpm=None, source=None, warp=None, encoding=None,
+          downbeats=None):
+    """A manifest entry (without the split), paths relative to corpus/. `downbeats`: the truth file of
+    the beats at bar position 1 (NAME.downbeats), or None where the bars are not known."""
     return {"path": path, "part": part, "song": song, "kind": kind, "beats": beats, "drums": drums,
             "meter": meter, "bpm": None if bpm is None else round(float(bpm), 4), "source": source,
-            "warp": warp, "encoding": encoding}
+            "warp": warp, "encoding": encoding, "downbeats": downbeats}
 
 
 def write_index(part, entries):

@@ -27,8 +27,9 @@ check-timing.py verifies the model against rendered clicks to the frame. NAME.dr
 (GM notes 35, 36) and snare (38, 40) note-ons of MIDI channel 10, timed the same way.
 
     python3 tools/corpus/make-midi.py [--force] [--only NAME,...] [--jobs N]   # N renders at once (2)
+    python3 tools/corpus/make-midi.py --truth-only   # only the truth files and index: no render
 
-Writes corpus/midi/NAME.wav, .beats, .drums, corpus/midi/mid/NAME.mid (our songs' MIDI files) and
+Writes corpus/midi/NAME.wav, .beats, .downbeats, .drums, corpus/midi/mid/NAME.mid (our songs' MIDI files) and
 corpus/midi/index.json. Needs fluidsynth, fluid-soundfont-gm, openttd-openmsx (Debian), mido and
 numpy (PyPI; mido is pip-installed if missing).
 """
@@ -855,8 +856,10 @@ def songs():
 
 # ---------------------------------------------------------------- truth from a MIDI file
 def midi_truth(path):
-    """Ground truth of a MIDI file as rendered by fluidsynth at 44.1 kHz: dict with beats (s), drums
-    [(s, kind)], bpm (of the beat grid at the first beat), meter, kind (constant|tempo-change)."""
+    """Ground truth of a MIDI file as rendered by fluidsynth at 44.1 kHz: dict with beats (s), downbeats
+    (the beats at bar position 1: every `numerator`-th beat from each time signature's tick, as a MIDI
+    file counts its bars; a pickup is the end of a bar that starts with rests), drums [(s, kind)], bpm
+    (of the beat grid at the first beat), meter, kind (constant|tempo-change)."""
     mid = mido.MidiFile(path)
     ppq = mid.ticks_per_beat
     tempos, sigs, ons, offs, drums = [], [], [], [], []
@@ -879,7 +882,7 @@ def midi_truth(path):
     if sigs[0][0] > 0:
         sigs.insert(0, (0, 4, 4))
     first, last = min(ons), max(offs + ons)
-    beat_ticks, beat_sig = [], []
+    beat_ticks, beat_sig, beat_down = [], [], []
     for i, (start, num, den) in enumerate(sigs):
         end = sigs[i + 1][0] if i + 1 < len(sigs) else last + 1
         unit = ppq * 4 / den
@@ -887,6 +890,7 @@ def midi_truth(path):
         while start + k * unit < end:
             beat_ticks.append(start + k * unit)
             beat_sig.append((num, den))
+            beat_down.append(k % num == 0)  # bars start at each time signature's tick
             k += 1
     beat_ticks = np.array(beat_ticks)
     lo = np.searchsorted(beat_ticks, first, side="right") - 1
@@ -894,6 +898,7 @@ def midi_truth(path):
     idx = range(max(0, lo), hi)
     ticks = [int(round(beat_ticks[i])) for i in idx]
     frames = cl.fluid_event_frames(ppq, tempos, ticks)
+    down = [beat_down[i] for i in idx]
     dframes = cl.fluid_event_frames(ppq, tempos, [t for t, _ in drums]) if drums else []
     # The tempo (and meter) at the first beat; tempo-change if another tempo acts inside the grid.
     tempo_at = lambda t: ([us for tt, us in tempos if tt <= t] or [500000])[-1]
@@ -903,6 +908,7 @@ def midi_truth(path):
     dens = {beat_sig[i][1] for i in idx}
     return {
         "beats": frames / cl.RATE,
+        "downbeats": [f / cl.RATE for f, d in zip(frames, down) if d],
         "drums": [(f / cl.RATE, kind) for f, (_, kind) in zip(dframes, drums)],
         "bpm": 60e6 / us0 * den / 4,
         "meter": num,
@@ -924,6 +930,7 @@ def render(mid_path, wav_path):
 
 def main(argv):
     force = "--force" in argv
+    truth_only = "--truth-only" in argv  # rewrite the truth files and index of the songs rendered, no render
     workers = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 2
     only = None
     if "--only" in argv:
@@ -953,7 +960,7 @@ def main(argv):
                     os.replace(tmp, mid_path)
                 else:
                     os.remove(tmp)
-            if force or changed or not os.path.exists(wav):
+            if not truth_only and (force or changed or not os.path.exists(wav)):
                 todo.append((name, mid_path, wav))
 
     def run(job):
@@ -973,12 +980,13 @@ def main(argv):
         duration = cl.wav_duration(wav)
         beats = [b for b in truth["beats"] if b < duration]
         cl.write_times(os.path.join(folder, name + ".beats"), beats)
+        cl.write_times(os.path.join(folder, name + ".downbeats"), [b for b in truth["downbeats"] if b < duration])
         drums = None
         if truth["drums"]:
             cl.write_drums(os.path.join(folder, name + ".drums"), truth["drums"])
             drums = f"midi/{name}.drums"
         entries.append(cl.entry(f"midi/{name}.wav", "midi", f"midi/{name}", truth["kind"], f"midi/{name}.beats",
-                                drums, truth["meter"], truth["bpm"]))
+                                drums, truth["meter"], truth["bpm"], downbeats=f"midi/{name}.downbeats"))
         cl.log(f"midi [{i + 1}/{len(jobs)}] {name}: {truth['kind']}, {truth['bpm']:.2f} BPM, meter {truth['meter']}, "
                f"{len(beats)} beats, {duration:.1f} s")
     cl.write_index("midi", entries)
