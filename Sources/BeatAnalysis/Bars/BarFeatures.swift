@@ -4,8 +4,9 @@ import Foundation
 
 /// What the audio says at each beat about where a bar starts, read from curves the streaming pass
 /// already made (no extra pass over the audio): the kick drum (the low band's onset strength), the
-/// snare and other accents that are not kicks (the broadband onset strength minus the kick's), and how
-/// much louder the audio gets from the beat before (a section, a new chord or a crash starting).
+/// snare and other accents that are not kicks (the broadband onset strength minus the kick's), and
+/// where the harmony changes (the pitch-class profile after the beat against the one before it, over
+/// one beat and over two).
 ///
 /// Each feature is standardised over the song (zero mean, unit variance), so the meter estimate does
 /// not depend on the mix's level.
@@ -25,12 +26,10 @@ struct BarFeatures: Sendable, Equatable {
     var features: [Feature]
 
     /// Features of `beats` (seconds, increasing) from the broadband onset strength `novelty`, the low
-    /// band's `lowNovelty` (``LowBand/novelty(levels:like:)``) and the mean square per hop of the whole
-    /// signal (`levels`) and of its low band (`lowLevels`), `hopDuration` seconds apart from 0.
-    init(
-        beats: [Double], novelty: Novelty, lowNovelty: Novelty?, levels: [Float], lowLevels: [Float],
-        hopDuration: Double
-    ) {
+    /// band's `lowNovelty` (``LowBand/novelty(levels:like:)``) and the pitch-class profile `chroma`
+    /// (``ChromaProfile``: 12 values per frame of ``ChromaProfile/hopsPerFrame`` hops), hops being
+    /// `hopDuration` seconds apart from 0.
+    init(beats: [Double], novelty: Novelty, lowNovelty: Novelty?, chroma: [Float], hopDuration: Double) {
         let count = beats.count
         var intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }
         intervals.sort()
@@ -46,23 +45,46 @@ struct BarFeatures: Sendable, Equatable {
             }
             return best
         }
-        // Mean log level over each beat's span (to the next beat).
-        func spanLevels(_ values: [Float]) -> [Double] {
-            guard !values.isEmpty, hopDuration > 0 else { return [Double](repeating: 0, count: count) }
-            let loud = Double(values.max() ?? 0)
-            let floor = max(loud * 1e-7, 1e-20)
-            return beats.indices.map { index in
+        // The pitch-class profile over each beat's span (to the next beat).
+        let frameDuration = hopDuration * Double(ChromaProfile.hopsPerFrame)
+        let frames = chroma.count / 12
+        var spans = [[Double]](repeating: [Double](repeating: 0, count: 12), count: count)
+        if frames > 0, frameDuration > 0 {
+            for index in beats.indices {
                 let start = beats[index]
                 let end = index + 1 < count ? beats[index + 1] : start + period
-                let low = max(0, min(values.count - 1, Int((start / hopDuration).rounded(.down))))
-                let high = max(low + 1, min(values.count, Int((end / hopDuration).rounded(.down))))
-                var sum = 0.0
-                for hop in low..<high { sum += Double(values[hop]) }
-                return log(max(sum / Double(high - low), floor))
+                let low = max(0, min(frames - 1, Int((start / frameDuration).rounded(.down))))
+                let high = max(low + 1, min(frames, Int((end / frameDuration).rounded(.down))))
+                for frame in low..<high {
+                    for pc in 0..<12 { spans[index][pc] += Double(chroma[frame * 12 + pc]) }
+                }
             }
         }
-        func rises(_ values: [Double]) -> [Double] {
-            values.indices.map { $0 == 0 ? 0 : values[$0] - values[$0 - 1] }
+        // 1 − the correlation of the profiles summed over `width` beats after the beat and before it.
+        func harmonicChange(width: Int) -> [Double] {
+            beats.indices.map { index in
+                guard index >= 1, index + 1 <= count else { return 0 }
+                var after = [Double](repeating: 0, count: 12)
+                var before = [Double](repeating: 0, count: 12)
+                for offset in 0..<width {
+                    if index + offset < count { for pc in 0..<12 { after[pc] += spans[index + offset][pc] } }
+                    if index - 1 - offset >= 0 { for pc in 0..<12 { before[pc] += spans[index - 1 - offset][pc] } }
+                }
+                let meanAfter = after.reduce(0, +) / 12
+                let meanBefore = before.reduce(0, +) / 12
+                var dot = 0.0
+                var normAfter = 0.0
+                var normBefore = 0.0
+                for pc in 0..<12 {
+                    let x = after[pc] - meanAfter
+                    let y = before[pc] - meanBefore
+                    dot += x * y
+                    normAfter += x * x
+                    normBefore += y * y
+                }
+                guard normAfter > 0, normBefore > 0 else { return 0 }
+                return 1 - dot / (normAfter * normBefore).squareRoot()
+            }
         }
 
         let kick = lowNovelty.map { curve in beats.map { strongest(curve, at: $0) } } ?? []
@@ -77,10 +99,9 @@ struct BarFeatures: Sendable, Equatable {
         } else {
             features.append(Feature(name: "onset", values: onsetZ, sign: 1))
         }
-        features.append(Feature(name: "rise", values: Self.standardised(rises(spanLevels(levels))), sign: 1))
-        if !lowLevels.isEmpty {
-            features.append(
-                Feature(name: "lowRise", values: Self.standardised(rises(spanLevels(lowLevels))), sign: 1))
+        if frames > 0 {
+            features.append(Feature(name: "harmony1", values: Self.standardised(harmonicChange(width: 1)), sign: 1))
+            features.append(Feature(name: "harmony2", values: Self.standardised(harmonicChange(width: 2)), sign: 1))
         }
         self.features = features.filter { $0.values.count == count }
     }

@@ -25,8 +25,8 @@ public enum BarLayout {
         let envelope = analysis.envelope
         let features = BarFeatures(
             beats: fit.beats, novelty: Novelty(envelope: envelope),
-            lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), levels: analysis.levels,
-            lowLevels: analysis.lowLevels, hopDuration: envelope.hopDuration)
+            lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), chroma: analysis.chroma,
+            hopDuration: envelope.hopDuration)
         return estimator.estimate(features)
     }
 
