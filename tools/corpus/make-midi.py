@@ -217,6 +217,9 @@ GROOVES = {
     "waltz": {KICK: "x.....", SNARE: "..o.o.", HAT: "x.x.x."},
     "sixeight": {KICK: "x.....", SNARE: "...x..", HAT: "x-xx-x"},
     "sixeight-soft": {KICK: "x.....", STICK: "...x..", RIDE: "x-x-x-"},
+    "jazzwaltz": {RIDE: "x.-x.-x.-", PEDAL: "...x..x..", KICK: "o........"},
+    "waltz-rock": {KICK: "x.....", SNARE: "..x.x.", HAT: "x-x-x-"},
+    "sixeight-rock": {KICK: "x.x...", SNARE: "...X..", HAT: "xxxxxx"},
 }
 
 
@@ -513,6 +516,22 @@ def lead_bar(song, t0, name, b, mode):
 
 
 # ---------------------------------------------------------------- the songs
+def pickup(song, beats, chord_name, drums=True, lead_from=None):
+    """An anacrusis: the last `beats` beats of bar 0 (a bar that starts with rests, as a MIDI file
+    writes a pickup), a fill on the drums and a walk up in the bass and the lead; the song's first full
+    bar follows."""
+    t0 = song.bar - beats * song.unit
+    pc, iv = chord(chord_name)
+    root = near(pc, 28)
+    for i in range(beats):
+        t = t0 + i * song.unit
+        if drums:
+            song.hit(t, SNARE if i % 2 == 0 else TOMS[min(5, 2 + i)], 90 + 8 * i)
+        song.note(BASS, t, song.unit - 30, root - 2 * (beats - i), 96)
+        song.note(LEAD, t, song.unit - 30, near(pc, lead_from or 64) - 2 * (beats - i), 90)
+    song.pos = song.bar
+
+
 def ritardando(song, bars, a, b, per=PPQ // 2):
     """Tempo events every `per` ticks over `bars` bars from song.pos, from `a` falling (or rising) to `b`."""
     n = bars * song.bar // per
@@ -849,6 +868,119 @@ def songs():
         s.section(16, prog, drums=("train", 8), comp="train", bass="train", lead=True)
         s.section(12, ["C", "G", "D", "G"], drums=("train", 4), comp="train", bass="train", lead="busy")
         s.ending("G")
+        return s
+
+    # Songs in 3/4 and 6/8 and songs that start with a pickup, for the bar estimate (group midi/meter in
+    # build.py's split rule).
+    @song("meter-waltz-pickup-168")
+    def _():
+        s = Song("meter-waltz-pickup-168", 201, 168, 3, 4)
+        s.jitter = {COMP: 6, LEAD: 6}
+        s.program(BASS, 32), s.program(COMP, 0, 85), s.program(LEAD, 73, 90), s.program(DRUMS, 0)
+        pickup(s, 1, "G")
+        prog = ["G", "G", "D7", "D7", "D7", "D7", "G", "G", "C", "C", "G", "G", "D7", "D7", "G", "G"]
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("waltz", 8), lead=True)
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("waltz-rock", 8), lead=True)
+        s.section(8, ["C", "C", "G", "G", "D7", "D7", "G", "G"], bass="waltz", comp="waltz", drums=("waltz", 4))
+        s.ending("G", beats=3)
+        return s
+
+    @song("meter-country-pickup2-150")
+    def _():
+        s = Song("meter-country-pickup2-150", 202, 150, 3, 4)
+        s.jitter = {LEAD: 6}
+        s.program(BASS, 33), s.program(COMP, 25, 90), s.program(LEAD, 22, 85), s.program(DRUMS, 32)
+        pickup(s, 2, "D")
+        prog = ["D", "D", "A", "A", "G", "G", "D", "A"]
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("waltz-rock", 8), lead=True)
+        s.section(8, ["G", "G", "D", "D", "A", "A", "D", "D"], bass="waltz", comp="waltz", drums=("waltz", 4))
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("waltz-rock", 8), lead="busy")
+        s.ending("D", beats=3)
+        return s
+
+    @song("meter-jazzwaltz-132")
+    def _():
+        s = Song("meter-jazzwaltz-132", 203, 132, 3, 4)
+        s.jitter = {COMP: 8, LEAD: 8}
+        s.program(BASS, 32), s.program(COMP, 4, 80), s.program(LEAD, 65, 85), s.program(DRUMS, 32)
+        prog = ["Dm7", "Dm7", "G7", "G7", "Cmaj7", "Cmaj7", "A7", "A7"]
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("jazzwaltz", 8))
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("jazzwaltz", 8), lead=True)
+        s.section(16, ["Fmaj7", "Fmaj7", "Em7", "A7", "Dm7", "G7", "Cmaj7", "Cmaj7"], bass="waltz", comp="waltz",
+                  drums=("jazzwaltz", 8), lead=True)
+        s.ending("Cmaj7", beats=3)
+        return s
+
+    @song("meter-waltz-slow-96")
+    def _():
+        s = Song("meter-waltz-slow-96", 204, 96, 3, 4)
+        s.jitter = {COMP: 6, LEAD: 8}
+        s.program(BASS, 42), s.program(COMP, 46, 85), s.program(LEAD, 40, 90), s.program(DRUMS, 40), s.program(PAD, 48, 60)
+        prog = ["Am", "Am", "E7", "E7", "E7", "E7", "Am", "Am", "Dm", "Dm", "Am", "Am", "E7", "E7", "Am", "Am"]
+        s.section(16, prog, bass="waltz", comp="waltz", pad=4)
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("waltz", 8), lead=True)
+        s.ending("Am", beats=3)
+        return s
+
+    @song("meter-folk-sixeight-120")
+    def _():
+        s = Song("meter-folk-sixeight-120", 205, 60, 6, 8)  # quarter 60: eighths (the beats) 120
+        s.jitter = {COMP: 6, LEAD: 8}
+        s.program(BASS, 32), s.program(COMP, 24, 95), s.program(LEAD, 73, 90), s.program(DRUMS, 40)
+        prog = ["D", "G", "D", "A", "D", "G", "A", "D"]
+        s.section(8, prog, comp="sixeight-arp", bass="sixeight", drums=("sixeight-soft", 4))
+        s.section(8, prog, comp="sixeight-arp", bass="sixeight", drums=("sixeight", 4), lead=True)
+        s.section(8, ["Bm", "G", "D", "A"], comp="sixeight-arp", bass="sixeight", drums=("sixeight", 8), lead=True)
+        s.ending("D", beats=6)
+        return s
+
+    @song("meter-sixeight-pickup-168")
+    def _():
+        s = Song("meter-sixeight-pickup-168", 206, 84, 6, 8)  # eighths 168, dotted quarter 56
+        s.jitter = {LEAD: 6}
+        s.program(BASS, 34), s.program(COMP, 29, 90), s.program(LEAD, 30, 80), s.program(DRUMS, 16)
+        pickup(s, 2, "E5")
+        prog = ["E5", "C5", "D5", "E5"]
+        s.section(8, prog, comp="sixeight-arp", bass="sixeight", drums=("sixeight-rock", 4))
+        s.section(8, prog, comp="sixeight-arp", bass="sixeight", drums=("sixeight-rock", 8), lead=True)
+        s.section(8, ["A5", "C5", "D5", "E5"], comp="sixeight-arp", bass="sixeight", drums=("sixeight", 4), lead=True)
+        s.ending("E5", beats=6)
+        return s
+
+    @song("meter-rock-pickup-112")
+    def _():
+        s = Song("meter-rock-pickup-112", 207, 112)
+        s.program(BASS, 34), s.program(COMP, 29, 90), s.program(LEAD, 30, 85), s.program(DRUMS, 16)
+        pickup(s, 1, "A5")
+        s.section(8, ["A5", "F5", "G5", "A5"], drums=("rock", 4), comp="power8", bass="root8")
+        s.section(8, ["D5", "A5", "E5", "A5"], drums=("rock-busy", 8), comp="powerhold", bass="root8", lead=True)
+        s.section(8, ["A5", "F5", "G5", "A5"], drums=("rock", 4), comp="power8", bass="rock", lead=True)
+        s.ending("A5")
+        return s
+
+    @song("meter-pop-pickup2-96")
+    def _():
+        s = Song("meter-pop-pickup2-96", 208, 96)
+        s.jitter = {LEAD: 6}
+        s.program(BASS, 33), s.program(COMP, 0, 85), s.program(LEAD, 80, 70), s.program(DRUMS, 0)
+        pickup(s, 2, "C", drums=False, lead_from=67)
+        s.section(8, ["C", "Am", "F", "G"], drums=("ballad-full", 8), comp="arp8", bass="root8", lead=True)
+        s.section(8, ["F", "G", "C", "Am"], drums=("rock", 4), comp="strum", bass="root8", lead=True)
+        s.section(8, ["C", "Am", "F", "G"], drums=("ballad-full", 8), comp="arp8", bass="root8", lead=True)
+        s.ending("C")
+        return s
+
+    @song("meter-ballad-pickup3-80")
+    def _():
+        s = Song("meter-ballad-pickup3-80", 209, 80)
+        s.jitter = {COMP: 6, LEAD: 8}
+        s.program(BASS, 33), s.program(COMP, 0, 90), s.program(LEAD, 40, 90), s.program(DRUMS, 0), s.program(PAD, 48, 60)
+        pickup(s, 3, "F", drums=False, lead_from=65)
+        prog = ["F", "Dm", "Bb", "C"]
+        s.section(8, prog, comp="ballad-piano", bass="half", lead=True, pad=2)
+        s.section(8, prog, drums=("ballad", 4), comp="ballad-piano", bass="root8", lead=True)
+        s.section(8, ["Bb", "C", "F", "Dm"], drums=("ballad-full", 4), comp="ballad-piano", bass="root8", lead=True)
+        s.ending("F")
         return s
 
     return out
