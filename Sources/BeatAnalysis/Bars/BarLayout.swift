@@ -25,7 +25,8 @@ public enum BarLayout {
         let envelope = analysis.envelope
         let features = BarFeatures(
             beats: fit.beats, novelty: Novelty(envelope: envelope),
-            lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), chroma: analysis.chroma,
+            lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
+            chroma: analysis.chroma,
             hopDuration: envelope.hopDuration)
         return estimator.estimate(features)
     }
@@ -61,7 +62,9 @@ public enum BarLayout {
         object["meterConfidence"] = rounded(estimate.meterConfidence)
         if let runnerUp = estimate.runnerUp {
             object["runnerUp"] = .object(
-                JSONObject([("beatsPerBar", .int(runnerUp.beatsPerBar)), ("probability", rounded(runnerUp.probability))]))
+                JSONObject([
+                    ("beatsPerBar", .int(runnerUp.beatsPerBar)), ("probability", rounded(runnerUp.probability)),
+                ]))
         }
         return .object(object)
     }
