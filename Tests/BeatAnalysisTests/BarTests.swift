@@ -95,6 +95,16 @@ struct BarTests {
         #expect(confidence > 0.5)
     }
 
+    @Test("a click track has no bars to find: the map says nothing about them")
+    func clicks() throws {
+        let (track, truth) = TestTracks.clicks(bpm: 128, start: 0.6, duration: 30)
+        let (result, folder) = try GridFitTests.analyse(track)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tempo = try #require(result.map.tempo?.first)
+        #expect(tempo.beatsPerBar == nil)
+        #expect(abs(tempo.time - truth[0]) <= 0.001)
+    }
+
     @Test("3/4 at 150 BPM (kick on 1, two snares): 3 beats a bar, the downbeats on the kicks")
     func threeFour() throws {
         let (track, truth) = Self.song(bpm: 150, meter: 3, pickup: 0, bars: 30)

@@ -9,7 +9,7 @@ import Foundation
 /// before it, over one beat and over two). The snare's place (the broadband onsets that are not kicks)
 /// was tried too and left out: on the corpus's train split it cost more bar phases than it gained.
 ///
-/// Each feature is standardised over the song (zero mean, unit variance), so the meter estimate does
+/// Each feature is standardised over the song (zero mean, unit variance above its noise floor), so the meter estimate does
 /// not depend on the mix's level.
 struct BarFeatures: Sendable, Equatable {
     /// One feature: its values per beat, and the sign of its difference at downbeats (+1: larger at
@@ -40,14 +40,12 @@ struct BarFeatures: Sendable, Equatable {
         let period = intervals.isEmpty ? 0.5 : intervals[intervals.count / 2]
         let window = min(0.035, 0.2 * period)
 
-        func strongest(_ curve: Novelty, at t: Double) -> Double {
-            var best = 0.0
-            var x = t - window
-            while x <= t + window {
-                best = max(best, curve.value(at: x))
-                x += curve.hop / 2
-            }
-            return best
+        // The onset strength summed over the hops within `window` of the beat: the whole rise, however
+        // the onset falls across the hops (the strongest single hop would depend on that).
+        func strength(_ curve: Novelty, at t: Double) -> Double {
+            var sum = 0.0
+            for index in curve.indices(in: (t - window)...(t + window)) { sum += Double(curve.envelope.values[index]) }
+            return sum
         }
         // The pitch-class profile over each beat's span (to the next beat).
         let frameDuration = hopDuration * Double(ChromaProfile.hopsPerFrame)
@@ -107,19 +105,30 @@ struct BarFeatures: Sendable, Equatable {
         }
 
         var features: [Feature] = []
+        // Noise floors: 10 % of a strength, 0.1 in log energy (10 %), 0.02 in harmonic change.
         if let lowNovelty {
+            let kick = Self.interior(beats.map { strength(lowNovelty, at: $0) })
             features.append(
-                Feature(name: "kick", values: Self.standardised(beats.map { strongest(lowNovelty, at: $0) }), sign: 1))
+                Feature(name: "kick", values: Self.standardised(kick, floor: Self.tenthOfMean(kick)), sign: 1))
         } else {
+            let onset = Self.interior(beats.map { strength(novelty, at: $0) })
             features.append(
-                Feature(name: "onset", values: Self.standardised(beats.map { strongest(novelty, at: $0) }), sign: 1))
+                Feature(name: "onset", values: Self.standardised(onset, floor: Self.tenthOfMean(onset)), sign: 1))
         }
         if !lowLevels.isEmpty, hopDuration > 0 {
-            features.append(Feature(name: "bass", values: Self.standardised(spanLevels(lowLevels)), sign: 1))
+            features.append(
+                Feature(
+                    name: "bass", values: Self.standardised(Self.interior(spanLevels(lowLevels)), floor: 0.1), sign: 1))
         }
         if frames > 0 {
-            features.append(Feature(name: "harmony1", values: Self.standardised(harmonicChange(width: 1)), sign: 1))
-            features.append(Feature(name: "harmony2", values: Self.standardised(harmonicChange(width: 2)), sign: 1))
+            features.append(
+                Feature(
+                    name: "harmony1", values: Self.standardised(Self.interior(harmonicChange(width: 1)), floor: 0.02),
+                    sign: 1))
+            features.append(
+                Feature(
+                    name: "harmony2", values: Self.standardised(Self.interior(harmonicChange(width: 2)), floor: 0.02),
+                    sign: 1))
         }
         self.features = features.filter { $0.values.count == count }
     }
@@ -130,13 +139,33 @@ struct BarFeatures: Sendable, Equatable {
     }
 
     /// `values` less their mean, over their standard deviation, clipped to ±4 (so one crash cannot
-    /// outweigh a song); all zeros when they do not vary.
-    static func standardised(_ values: [Double]) -> [Double] {
+    /// outweigh a song). `floor` is a deviation that counts as measurement noise (the hop grid's
+    /// rounding, a resampler's ripple): it is added to the standard deviation in quadrature, so values
+    /// that vary only by about that much come out near 0 instead of being blown up to unit variance.
+    static func standardised(_ values: [Double], floor: Double = 0) -> [Double] {
         guard values.count >= 2 else { return values.map { _ in 0 } }
         let mean = values.reduce(0, +) / Double(values.count)
         let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)
-        guard variance > 1e-18 else { return values.map { _ in 0 } }
-        let deviation = variance.squareRoot()
+        let deviation = (variance + floor * floor).squareRoot()
+        guard deviation > 1e-9 else { return values.map { _ in 0 } }
         return values.map { min(4, max(-4, ($0 - mean) / deviation)) }
+    }
+
+    /// `values` with the first and the last replaced by the mean of the others: those two beats lack
+    /// a neighbour on one side (no audio before the first beat's span, the song's tail after the
+    /// last), which would otherwise make them stand out and pull the bar phase towards or away from them.
+    static func interior(_ values: [Double]) -> [Double] {
+        guard values.count >= 3 else { return values }
+        let inner = values[1..<(values.count - 1)]
+        let mean = inner.reduce(0, +) / Double(inner.count)
+        var result = values
+        result[0] = mean
+        result[values.count - 1] = mean
+        return result
+    }
+
+    /// A tenth of the mean of `values`: the noise floor of a strength that varies by less than 10 %.
+    static func tenthOfMean(_ values: [Double]) -> Double {
+        values.isEmpty ? 0 : 0.1 * abs(values.reduce(0, +) / Double(values.count))
     }
 }

@@ -15,8 +15,8 @@ import Foundation
 ///   downbeats) gets none: its beats count on from the last downbeat before it.
 public enum BarLayout {
     /// The estimate for the beats of `fit`, from the curves of `analysis`; `nil` when there are too
-    /// few beats or the analysis has no low band. `meters` limits the meters considered (e.g. to one
-    /// the user gave).
+    /// few beats or the bar phase is not clear (``MeterEstimator/minimumPhaseConfidence``). `meters`
+    /// limits the meters considered (e.g. to one the user gave).
     public static func estimate(
         _ fit: GridFit, analysis: AudioAnalysis, meters: [Int] = MeterEstimator.prior.map(\.beatsPerBar)
     ) -> BarEstimate? {
@@ -28,7 +28,10 @@ public enum BarLayout {
             lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
             chroma: analysis.chroma,
             hopDuration: envelope.hopDuration)
-        return estimator.estimate(features)
+        guard let estimate = estimator.estimate(features),
+            estimate.phaseConfidence >= MeterEstimator.minimumPhaseConfidence
+        else { return nil }
+        return estimate
     }
 
     /// The tempo map of `segments` (in time order, their beats together the map's beats) with the bars

@@ -50,6 +50,16 @@ public struct MeterEstimator: Sendable {
     /// The log-likelihoods are divided by this: about the number of beats whose accents move together.
     public static let temperature = 4.0
 
+    /// The least ``BarEstimate/phaseConfidence`` a map's bars are written with: the bar phase must be
+    /// more probable than all the other phases together. Below it the audio does not say where the
+    /// bars are (a click track, a drone with a beat), and the map says nothing about bars rather than
+    /// guess.
+    public static let minimumPhaseConfidence = 0.5
+
+    /// Variance per beat, in standardised units, added to both sides of the likelihood ratio: what
+    /// is left of a feature that only varies by its noise floor (``BarFeatures/standardised(_:floor:)``).
+    static let noiseVariance = 0.05
+
     /// The meters considered (all of ``prior`` unless forced to one).
     public var meters: [Int]
 
@@ -125,7 +135,9 @@ public struct MeterEstimator: Sendable {
         let mean = (sumA + sumB) / n
         let total = squares - n * mean * mean
         let within = squares - countA * meanA * meanA - countB * meanB * meanB
-        guard total > 1e-12 else { return 0 }
-        return -n / 2 * log(max(within, 1e-9 * total) / total)
+        // Variation below the features' noise floor (standardised: a variance of about 0.05 per beat
+        // where the feature barely varies) explains nothing.
+        let noise = n * Self.noiseVariance
+        return -n / 2 * log((within + noise) / (total + noise))
     }
 }
