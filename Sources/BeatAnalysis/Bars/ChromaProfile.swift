@@ -18,29 +18,38 @@ struct ChromaProfile: Sendable {
 
     /// 12 values per finished frame.
     private(set) var values: [Float] = []
-    private let pitchClass: [Int8]
+    /// The bins counted: a contiguous range.
+    private let bins: Range<Int>
+    /// The pitch class of each bin of ``bins``, in order.
+    private let pitchClass: [Int]
     private var current = [Float](repeating: 0, count: 12)
     private var hops = 0
 
     /// A profile for spectra of `frame`'s window.
     init(frame: AnalysisFrame, expectedHops: Int) {
-        let bins = frame.bufferSize / 2 + 1
         let binWidth = Double(frame.sampleRate) / Double(frame.bufferSize)
-        pitchClass = (0..<bins).map { bin in
-            let frequency = Double(bin) * binWidth
-            guard frequency >= Self.lowestFrequency, frequency <= Self.highestFrequency else { return -1 }
-            let midi = 69 + 12 * log2(frequency / 440)
-            let pc = Int(midi.rounded()) % 12
-            return Int8((pc + 12) % 12)
+        let last = frame.bufferSize / 2
+        let low = min(last, Int((Self.lowestFrequency / binWidth).rounded(.up)))
+        let high = min(last, Int((Self.highestFrequency / binWidth).rounded(.down)))
+        bins = low..<max(low, high + 1)
+        pitchClass = bins.map { bin in
+            let midi = 69 + 12 * log2(Double(bin) * binWidth / 440)
+            return (Int(midi.rounded()) % 12 + 12) % 12
         }
         values.reserveCapacity(12 * (expectedHops / Self.hopsPerFrame + 1))
     }
 
     /// Adds one hop's magnitudes.
     mutating func add(_ spectrum: UnsafeBufferPointer<Float>) {
-        let count = min(spectrum.count, pitchClass.count)
-        for bin in 0..<count where pitchClass[bin] >= 0 {
-            current[Int(pitchClass[bin])] += spectrum[bin]
+        guard let base = spectrum.baseAddress, bins.upperBound <= spectrum.count else { return }
+        current.withUnsafeMutableBufferPointer { sums in
+            pitchClass.withUnsafeBufferPointer { classes in
+                var bin = bins.lowerBound
+                for pc in classes {
+                    sums[pc] += base[bin]
+                    bin += 1
+                }
+            }
         }
         hops += 1
         if hops == Self.hopsPerFrame {
