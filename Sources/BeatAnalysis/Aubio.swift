@@ -269,6 +269,12 @@ public final class AubioSpecfluxDetector {
         del_cvec(grain)
     }
 
+    /// The last hop's spectrum as the detection function saw it (whitened, log-compressed magnitudes,
+    /// ``bufferSize`` / 2 + 1 bins), lent to `body`.
+    func withSpectrum<Result>(_ body: (UnsafeBufferPointer<Float>) -> Result) -> Result {
+        body(UnsafeBufferPointer(start: grain.pointee.norm, count: bufferSize / 2 + 1))
+    }
+
     /// Analyses the next hop (``hopSize`` samples) and returns the detection function's value.
     public func process(_ samples: UnsafePointer<Float>) -> Float {
         // Slide the window by one hop and append the new samples (the phase vocoder's buffering).

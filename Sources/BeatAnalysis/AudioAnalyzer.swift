@@ -138,6 +138,10 @@ public struct AudioAnalysis: Sendable {
     /// Mean square of the mono signal low-passed at 150 Hz in each hop: the kick drum and the bass, which
     /// tell the beat's metric level and phase (see ``LowBand``).
     public var lowLevels: [Float] = []
+    /// The pitch-class profile of the detection function's spectrum, 12 values per frame of
+    /// ``ChromaProfile/hopsPerFrame`` hops (see ``ChromaProfile``): where the harmony changes, for the
+    /// bars. Empty unless the onset method is `specflux`.
+    public var chroma: [Float] = []
     /// Seconds subtracted from the onset envelope's raw times (the measured detection delay).
     public var envelopeDelay: Double
     /// Seconds subtracted from aubio's raw beat times.
@@ -270,6 +274,7 @@ public struct AudioAnalyzer: Sendable {
         var lowLevels: [Float] = []
         lowLevels.reserveCapacity(estimatedHops)
         var lowPass = LowBand(sampleRate: Double(frame.sampleRate))
+        var chroma = ChromaProfile(frame: frame, expectedHops: estimatedHops)
         var rawBeats: [Double] = []
         var peak: Float = 0
         let blockFrames = Self.blockFrames(sampleRate: reader.sampleRate)
@@ -289,6 +294,7 @@ public struct AudioAnalyzer: Sendable {
             lowLevels.append(lowPass.meanSquare(hopSamples, count: hop))
             if let specflux {
                 values.append(max(0, specflux.process(hopSamples)))
+                specflux.withSpectrum { chroma.add($0) }
             } else if let onset {
                 onset.process(hopSamples)
                 values.append(max(0, onset.descriptor))
@@ -360,7 +366,7 @@ public struct AudioAnalyzer: Sendable {
             path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
             resampler: resampler?.summary, envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm,
             peak: peak,
-            onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels,
+            onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels, chroma: chroma.values,
             envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
             trackerDelay: trackerDelay)
     }

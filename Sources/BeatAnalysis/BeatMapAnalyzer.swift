@@ -105,7 +105,15 @@ public struct BeatMapAnalyzer: Sendable {
             path: RelativePath.from(folder: mapURL.deletingLastPathComponent(), to: audioURL),
             duration: analysis.duration,
             sampleRate: analysis.sampleRate, sha256: sha)
-        let map = BeatMap(audio: audio, tempo: fit.tempo, beats: fit.beats, analysis: provenance(analysis, fit))
+        // The meter and bar phase, over the fitted beats.
+        let bars = BarLayout.estimate(fit, analysis: analysis)
+        var provenance = provenance(analysis, fit)
+        if let bars, case .object(var object) = provenance {
+            object["bars"] = BarLayout.provenance(bars)
+            provenance = .object(object)
+        }
+        let tempo = bars.map { BarLayout.tempo(fit.segments, bars: $0) } ?? fit.tempo
+        let map = BeatMap(audio: audio, tempo: tempo, beats: fit.beats, analysis: provenance)
         try Self.check(map, path: audioURL.path)
         var warnings: [AnalysisWarning] = []
         if fit.isLowConfidence { warnings.append(.lowConfidence(confidence: fit.confidence, score: fit.score)) }
