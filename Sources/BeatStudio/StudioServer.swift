@@ -121,6 +121,8 @@ public struct StudioServer: Sendable {
             } else {
                 try await app.runService(gracefulShutdownSignals: [])
             }
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw .listen("127.0.0.1:\(options.port) is in use; choose another port, or 0 for any free one")
         } catch {
             throw .listen(String(describing: error))
         }

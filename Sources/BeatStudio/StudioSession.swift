@@ -27,6 +27,8 @@ public enum StudioError: Error, LocalizedError, Sendable, Equatable {
     case noAudio(map: String)
     /// The audio file does not exist or is not a regular file.
     case audio(path: String, reason: String)
+    /// The audio file cannot be decoded.
+    case unreadableAudio(String)
     /// The server could not listen.
     case listen(String)
 
@@ -35,6 +37,7 @@ public enum StudioError: Error, LocalizedError, Sendable, Equatable {
         case .map(let reason): return reason
         case .noAudio(let map): return "\(map): the map names no audio file (audio.path); give the audio file too"
         case .audio(let path, let reason): return "\(path): \(reason)"
+        case .unreadableAudio(let reason): return reason
         case .listen(let reason): return "cannot start the server: \(reason)"
         }
     }
@@ -80,6 +83,9 @@ public actor StudioSession {
         }
         guard !isFolder.boolValue else {
             throw .audio(path: document.audioURL.path, reason: "is a folder, not an audio file")
+        }
+        do { _ = try AudioFileReader(url: document.audioURL) } catch {
+            throw .unreadableAudio(error.localizedDescription)
         }
         self.document = document
         self.validator = validator
