@@ -170,14 +170,72 @@ def main():
         validate = subprocess.run([args.beatmap, "validate", "--strict", str(map_path)], capture_output=True, text=True)
         check(validate.returncode == 0, f"beatmap validate --strict passes: {validate.stdout.strip().splitlines()[-1]}")
 
+        # Loop the bar at the playhead: the clock folds into it and the clicks repeat its beats.
+        body.send_keys("l")
+        loop = wait_for(driver, "return window.beatmapStudio.loop()", 5, "the loop")
+        check(abs((loop["end"] - loop["start"]) - 2.0) < 1e-6, f"loop one 4/4 bar {loop['start']:.3f}–{loop['end']:.3f} s")
+        body.send_keys(" ")
+        time.sleep(3.0)
+        looped, loop_clicks = driver.execute_script(
+            "const s = window.beatmapStudio; return [s.clock(), s.scheduledClicks()]")
+        check(loop["start"] <= looped["position"] < loop["end"], f"the playhead stays in the loop ({looped['position']:.3f} s)")
+        wrapped = [c for c in loop_clicks if c["unwrapped"] >= loop["end"] - 1e-9]
+        check(len(wrapped) >= 2 and all(loop["start"] - 1e-9 <= c["beat"] < loop["end"] for c in wrapped)
+              and all(abs(c["when"] - (looped["playbackStartTime"] + c["unwrapped"])) < 1e-6 for c in wrapped),
+              f"clicks of the second pass repeat the bar's beats on the audio clock ({len(wrapped)})")
+        # Tap along: six taps half a second apart give about 120 BPM.
+        # (Key events from the page's own timer: WebDriver's own key sending is too uneven to tap with.)
+        driver.execute_script("""for (let i = 0; i < 6; i++) setTimeout(() =>
+            document.dispatchEvent(new KeyboardEvent('keydown', {key: 't', bubbles: true})), 500 * i);""")
+        time.sleep(3.2)
+        fit = driver.execute_script("return window.beatmapStudio.tapFit()")
+        check(fit is not None and 110 < fit["bpm"] < 130, f"tap tempo {fit and round(fit['bpm'], 1)} BPM")
+        body.send_keys(" ")
+        body.send_keys("l")
+        wait_for(driver, "return window.beatmapStudio.loop() === null", 5, "the loop to stop")
+
+        # Metric level ×2 then ½ through the server's edits, then undo both.
+        count = len(beats)
+        driver.find_element("xpath", "//span[@id='metric-buttons']/button[starts-with(., '×2')]").click()
+        wait_for(driver, f"return JSON.parse(window.beatmapStudio.mapText()).beats.length > {count}", 10, "×2")
+        doubled = json.loads(driver.execute_script("return window.beatmapStudio.mapText()"))
+        check(len(doubled["beats"]) == 2 * count and doubled["tempo"][0]["bpm"] == 240, "×2 doubles beats and tempo")
+        driver.find_element("xpath", "//span[@id='metric-buttons']/button[starts-with(., '½')]").click()
+        wait_for(driver, f"return JSON.parse(window.beatmapStudio.mapText()).beats.length === {count}", 10, "½")
+        ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+        ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+        wait_for(driver, "return !window.beatmapStudio.dirty()", 10, "undo to the saved map")
+
+        # A nudge that puts a beat before 0 s: an error in the findings, clickable; saving it is refused.
+        for _ in range(60):
+            driver.execute_script("document.querySelector('[data-nudge=\"-10\"]').click()")
+        wait_for(driver, "const f = window.beatmapStudio.findings(); return f && f.errors > 0", 20, "an error finding")
+        saved_before = map_path.read_bytes()
+        driver.find_element("css selector", "#findings li.error[title]").click()
+        time.sleep(0.2)
+        at = driver.execute_script("return window.beatmapStudio.clock().savedPosition")
+        check(at < 0.2, f"clicking the finding seeks to its beat ({at:.3f} s)")
+        driver.find_element("id", "save").click()
+        refused = wait_for(driver, "const m = document.querySelector('#message'); "
+                                   "return m.className === 'error' ? m.textContent : null", 20, "the refusal")
+        check("not saved" in refused and map_path.read_bytes() == saved_before,
+              f"a save that fails validation is refused and the file is unchanged ({refused[:60]}…)")
+        for _ in range(60):
+            ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+        wait_for(driver, "return !window.beatmapStudio.dirty()", 20, "undo to the saved map")
+
         # A picture: seek to a bar and zoom so beats, bars and the playhead show.
+        driver.execute_script("document.querySelector('#message').textContent = ''")
         driver.execute_script("window.scrollTo(0, 0)")
         body.send_keys(Keys.ARROW_RIGHT)
         time.sleep(0.3)
         Path(args.screenshot).parent.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(args.screenshot)
         check(Path(args.screenshot).stat().st_size > 10_000, f"screenshot {args.screenshot}")
-        logs = [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
+        # The refused save's 422 is logged by the browser as a failed load; anything else is an error.
+        logs = [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"
+                and not (entry.get("source") == "network" and "/api/map" in entry.get("message", "")
+                         and "422" in entry.get("message", ""))]
         check(not logs, "no errors in the page's console" + (f": {logs[:2]}" if logs else ""))
     finally:
         if driver is not None:

@@ -628,11 +628,12 @@ function toggleLoop() {
 }
 
 function tap() {
-  const t = clock.isPlaying ? position() : clock.savedPosition;
-  if (state.taps.length && (t <= state.taps[state.taps.length - 1] || t - state.taps[state.taps.length - 1] > 2)) {
-    state.taps = [];
-  }
-  state.taps.push(t);
+  if (!clock.isPlaying) { message("tap while it plays"); return; }
+  // Unwrapped time for the tempo (it keeps rising through a loop), the heard position for the offset.
+  const u = clock.positionAt(heardContextTime());
+  const last = state.taps[state.taps.length - 1];
+  if (last && (u <= last.u || u - last.u > 2)) state.taps = [];
+  state.taps.push({ u, t: wrap(u) });
   if (state.taps.length > 32) state.taps.shift();
   showTaps();
 }
@@ -643,20 +644,22 @@ function tapFit() {
   if (taps.length < 4) return null;
   const n = taps.length;
   const meanI = (n - 1) / 2;
-  const meanT = taps.reduce((a, b) => a + b, 0) / n;
+  const meanU = taps.reduce((sum, tap) => sum + tap.u, 0) / n;
   let sxy = 0, sxx = 0;
-  taps.forEach((t, i) => { sxy += (i - meanI) * (t - meanT); sxx += (i - meanI) ** 2; });
+  taps.forEach((tap, i) => { sxy += (i - meanI) * (tap.u - meanU); sxx += (i - meanI) ** 2; });
   const period = sxy / sxx;
   if (!(period > 0)) return null;
   const beats = state.map ? state.map.beats : [];
   let offset = 0;
-  for (const t of taps) {
+  for (const { t } of taps) {
     const i = firstAtOrAfter(beats, t);
     const candidates = [beats[i - 1], beats[i]].filter((b) => b !== undefined);
     const nearest = candidates.reduce((a, b) => (Math.abs(b - t) < Math.abs(a - t) ? b : a), candidates[0] ?? t);
     offset += t - nearest;
   }
-  return { bpm: 60 / period, offsetMs: (offset / n) * 1000, anchor: meanT - meanI * period + (n - 1) * period };
+  // The fitted line at the last tap, where the tapped grid is anchored.
+  const anchor = wrap(meanU + (n - 1 - meanI) * period);
+  return { bpm: 60 / period, offsetMs: (offset / n) * 1000, anchor };
 }
 
 function showTaps() {
@@ -835,6 +838,9 @@ window.beatmapStudio = {
   findings() { return state.findings; },
   lastSave() { return state.lastSave || null; },
   dirty() { return state.dirty; },
+  loop() { return state.loop; },
+  taps() { return state.taps.map((tap) => tap.t); },
+  tapFit() { return tapFit(); },
   lookahead: LOOKAHEAD,
   startMargin: START_MARGIN,
 };
