@@ -19,7 +19,7 @@ struct StudioGuard<Context: RequestContext>: RouterMiddleware {
     /// Paths served without the token: the page's own assets, which hold no data.
     let publicPaths: Set<String>
 
-    // Valid header names, spelled out once.
+    // Header names, spelled out once (all valid tokens, so the fallbacks are never used).
     static var tokenField: HTTPField.Name { HTTPField.Name(StudioServer.tokenHeader) ?? .authorization }
     static var fetchSiteField: HTTPField.Name { HTTPField.Name("Sec-Fetch-Site") ?? .origin }
     static var referrerPolicyField: HTTPField.Name { HTTPField.Name("Referrer-Policy") ?? .origin }
