@@ -78,7 +78,9 @@ function wrap(u) {
 }
 
 function position() {
-  return clock.isPlaying ? Math.min(wrap(clock.positionAt(heardContextTime())), state.duration) : clock.savedPosition;
+  if (!clock.isPlaying) return clock.savedPosition;
+  // Before the source's first sample is heard the clock reads a little before where it starts.
+  return Math.max(0, Math.min(wrap(clock.positionAt(heardContextTime())), state.duration));
 }
 
 function startSource(at) {
@@ -134,6 +136,7 @@ function togglePlay() { if (clock.isPlaying) stop(); else play(); }
 
 function seek(to) {
   const at = Math.max(0, Math.min(to, state.duration));
+  if (state.loop && (at < state.loop.start || at >= state.loop.end)) state.loop = null; // seeking out ends a loop
   if (clock.isPlaying) { stopSource(); startSource(at); } else clock.seek(at);
   followPlayhead(true);
   render();
@@ -552,6 +555,7 @@ function updateReadout() {
   $("music-readout").textContent = state.musicOn ? "music on" : "music muted";
   $("clicks-readout").textContent = state.clicksOn ? "clicks on" : "clicks muted";
   $("dirty-readout").textContent = state.dirty ? "unsaved changes" : "saved";
+  if (document.activeElement !== $("meter")) fillMeter();
 }
 
 function render() {
@@ -714,6 +718,11 @@ document.addEventListener("keydown", (event) => {
   if (handled) event.preventDefault();
 });
 
+// A button keeps no focus, so space always means play/pause rather than pressing it again.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest && event.target.closest("button");
+  if (button) button.blur();
+});
 $("play").addEventListener("click", togglePlay);
 $("zoom-in").addEventListener("click", () => zoom(0.5));
 $("zoom-out").addEventListener("click", () => zoom(2));
