@@ -11,9 +11,9 @@ import Foundation
 /// A minimal HTTP/1.1 client over a plain socket to 127.0.0.1, for tests: it sends the request target
 /// and headers exactly as given (no normalisation of `..`, any `Host`), with `Connection: close`, and
 /// reads the whole answer.
-struct LoopbackHTTP {
+struct LoopbackHTTP: Sendable {
     /// A response.
-    struct Response {
+    struct Response: Sendable {
         var status: Int
         var headers: [String: String]
         var body: [UInt8]
@@ -25,9 +25,23 @@ struct LoopbackHTTP {
 
     let port: Int
 
+    /// Sends the request from a thread of its own: the blocking socket calls must not hold one of the
+    /// few threads of Swift's cooperative pool, which the server under test (in this process) needs to
+    /// answer while other tests keep the rest busy.
     func send(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [],
         host: String? = nil
+    ) async throws -> Response {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result { try sendBlocking(method, target, headers: headers, body: body, host: host) })
+            }
+        }
+    }
+
+    func sendBlocking(
+        _ method: String, _ target: String, headers: [(String, String)], body: [UInt8], host: String?
     ) throws -> Response {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure.socket("socket") }

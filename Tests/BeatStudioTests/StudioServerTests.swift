@@ -59,16 +59,16 @@ struct StudioServerTests {
     func tokenRequired() async throws {
         let studio = try await RunningStudio()
         defer { Task { await studio.stop() } }
-        let page = try studio.client.send("GET", "/")
+        let page = try await studio.client.send("GET", "/")
         #expect(page.status == 200)
         #expect(page.text.contains("<canvas id=\"detail\""))
         #expect(page.headers["content-security-policy"]?.contains("default-src 'none'") == true)
-        let without = try studio.client.send("GET", "/api/map")
+        let without = try await studio.client.send("GET", "/api/map")
         #expect(without.status == 401)
-        let wrong = try studio.client.send(
+        let wrong = try await studio.client.send(
             "GET", "/api/map", headers: [("X-Beatmap-Token", String(repeating: "0", count: 64))])
         #expect(wrong.status == 401)
-        let with = try studio.client.send("GET", "/api/map", headers: [("X-Beatmap-Token", studio.token)])
+        let with = try await studio.client.send("GET", "/api/map", headers: [("X-Beatmap-Token", studio.token)])
         #expect(with.status == 200)
         #expect(with.body == Array(try studio.mapBytes()))
     }
@@ -92,10 +92,10 @@ struct StudioServerTests {
             [("Origin", studio.origin), ("X-Beatmap-Token", studio.token), ("Sec-Fetch-Site", "cross-site")],
         ]
         for headers in attempts {
-            let response = try studio.client.send("PUT", "/api/map", headers: headers, body: body)
+            let response = try await studio.client.send("PUT", "/api/map", headers: headers, body: body)
             #expect(response.status == 401 || response.status == 403, "\(headers)")
         }
-        let rebound = try studio.client.send(
+        let rebound = try await studio.client.send(
             "PUT", "/api/map",
             headers: [("Origin", "http://evil.example:\(studio.port)"), ("X-Beatmap-Token", studio.token)],
             body: body, host: "evil.example:\(studio.port)")
@@ -113,10 +113,11 @@ struct StudioServerTests {
         map.beats.swapAt(3, 4)
         let body = Array(try BeatMapCodec.encode(map).utf8)
         let headers = [("Origin", studio.origin), ("X-Beatmap-Token", studio.token)]
-        let response = try studio.client.send("PUT", "/api/map", headers: headers, body: body)
+        let response = try await studio.client.send("PUT", "/api/map", headers: headers, body: body)
         #expect(response.status == 422)
         #expect(response.text.contains("non-monotonic"))
-        let garbage = try studio.client.send("PUT", "/api/map", headers: headers, body: Array("{\"version\": 1".utf8))
+        let garbage = try await studio.client.send(
+            "PUT", "/api/map", headers: headers, body: Array("{\"version\": 1".utf8))
         #expect(garbage.status == 400)
         #expect(try studio.mapBytes() == before)
         #expect(!FileManager.default.fileExists(atPath: studio.mapURL.path + ".bak"))
@@ -128,15 +129,16 @@ struct StudioServerTests {
         defer { Task { await studio.stop() } }
         let before = try studio.mapBytes()
         let headers = [("Origin", studio.origin), ("X-Beatmap-Token", studio.token)]
-        let edited = try studio.client.send("POST", "/api/edit?op=nudge&ms=12", headers: headers, body: Array(before))
+        let edited = try await studio.client.send(
+            "POST", "/api/edit?op=nudge&ms=12", headers: headers, body: Array(before))
         #expect(edited.status == 200)
-        let saved = try studio.client.send("PUT", "/api/map", headers: headers, body: edited.body)
+        let saved = try await studio.client.send("PUT", "/api/map", headers: headers, body: edited.body)
         #expect(saved.status == 200)
         #expect(try Data(contentsOf: URL(fileURLWithPath: studio.mapURL.path + ".bak")) == before)
         let map = try BeatMapCodec.read(from: studio.mapURL)
         let first = try #require(map.beats.first)
         #expect(abs(first - 0.512) < 1e-9)
-        let again = try studio.client.send("GET", "/api/map", headers: [("X-Beatmap-Token", studio.token)])
+        let again = try await studio.client.send("GET", "/api/map", headers: [("X-Beatmap-Token", studio.token)])
         #expect(again.body == edited.body)
     }
 
@@ -153,7 +155,7 @@ struct StudioServerTests {
         ]
         for target in targets {
             for headers in [[], token] {
-                let response = try studio.client.send("GET", target, headers: headers)
+                let response = try await studio.client.send("GET", target, headers: headers)
                 #expect((400..<500).contains(response.status), "\(target)")
                 #expect(!response.text.contains("root:"), "\(target)")
                 #expect(!response.text.contains("\"beats\""), "\(target)")
@@ -167,25 +169,26 @@ struct StudioServerTests {
         defer { Task { await studio.stop() } }
         let audio = Array(try Data(contentsOf: studio.audioURL))
         let token = ("X-Beatmap-Token", studio.token)
-        let whole = try studio.client.send("GET", "/api/audio", headers: [token])
+        let whole = try await studio.client.send("GET", "/api/audio", headers: [token])
         #expect(whole.status == 200)
         #expect(whole.headers["accept-ranges"] == "bytes")
         #expect(whole.headers["content-type"] == "audio/ogg")
         #expect(whole.body == audio)
-        let part = try studio.client.send("GET", "/api/audio", headers: [token, ("Range", "bytes=100-199")])
+        let part = try await studio.client.send("GET", "/api/audio", headers: [token, ("Range", "bytes=100-199")])
         #expect(part.status == 206)
         #expect(part.headers["content-range"] == "bytes 100-199/\(audio.count)")
         #expect(part.body == Array(audio[100...199]))
-        let tail = try studio.client.send("GET", "/api/audio", headers: [token, ("Range", "bytes=-10")])
+        let tail = try await studio.client.send("GET", "/api/audio", headers: [token, ("Range", "bytes=-10")])
         #expect(tail.status == 206)
         #expect(tail.body == Array(audio[(audio.count - 10)...]))
-        let open = try studio.client.send(
+        let open = try await studio.client.send(
             "GET", "/api/audio", headers: [token, ("Range", "bytes=\(audio.count - 5)-")])
         #expect(open.body == Array(audio[(audio.count - 5)...]))
-        let past = try studio.client.send("GET", "/api/audio", headers: [token, ("Range", "bytes=\(audio.count)-")])
+        let past = try await studio.client.send(
+            "GET", "/api/audio", headers: [token, ("Range", "bytes=\(audio.count)-")])
         #expect(past.status == 416)
         #expect(past.headers["content-range"] == "bytes */\(audio.count)")
-        let noToken = try studio.client.send("GET", "/api/audio", headers: [("Range", "bytes=0-9")])
+        let noToken = try await studio.client.send("GET", "/api/audio", headers: [("Range", "bytes=0-9")])
         #expect(noToken.status == 401)
     }
 
@@ -194,7 +197,7 @@ struct StudioServerTests {
         let studio = try await RunningStudio()
         defer { Task { await studio.stop() } }
         let headers = [("Origin", studio.origin), ("X-Beatmap-Token", studio.token)]
-        let peaks = try studio.client.send("GET", "/api/peaks", headers: headers)
+        let peaks = try await studio.client.send("GET", "/api/peaks", headers: headers)
         #expect(peaks.status == 200)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(peaks.body)) as? [String: Any])
         #expect(object["sampleRate"] as? Int == 44100)
@@ -202,18 +205,18 @@ struct StudioServerTests {
         #expect(values.count > 2 * 6000)
         #expect(values.contains { abs($0) > 20 })
         let map = try studio.mapBytes()
-        let findings = try studio.client.send("POST", "/api/validate", headers: headers, body: Array(map))
+        let findings = try await studio.client.send("POST", "/api/validate", headers: headers, body: Array(map))
         #expect(findings.status == 200)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(findings.body)) as? [String: Any])
         #expect(report["errors"] as? Int == 0)
-        let doubled = try studio.client.send(
+        let doubled = try await studio.client.send(
             "POST", "/api/edit?op=metric&ratio=%C3%972", headers: headers, body: Array(map))
         #expect(doubled.status == 200)
         let twice = try #require(BeatMapCodec.decodedMap(doubled.body))
         let original = try BeatMapCodec.read(from: studio.mapURL)
         #expect(twice.beats.count == 2 * original.beats.count)
         #expect(twice.tempo?.first?.bpm == 240)
-        let unknown = try studio.client.send("POST", "/api/edit?op=explode", headers: headers, body: Array(map))
+        let unknown = try await studio.client.send("POST", "/api/edit?op=explode", headers: headers, body: Array(map))
         #expect(unknown.status == 400)
     }
 }
