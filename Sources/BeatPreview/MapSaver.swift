@@ -66,7 +66,13 @@ public struct MapSaver: Sendable {
     /// Validates `original` moved by `offset`, keeps the current file as `NAME.bak` (or `NAME.bak.2`, …)
     /// on the first save, then replaces the map file atomically.
     public mutating func save(offset: TimeInterval) throws(SaveError) -> SaveOutcome {
-        let moved = Self.nudged(original, by: offset)
+        try save(Self.nudged(original, by: offset), offset: offset)
+    }
+
+    /// Validates `moved` (an edit of `original`; `offset` is the nudge it includes, for the outcome) and
+    /// saves it as ``save(offset:)`` does: refused when it has more errors than `original`, the current
+    /// file kept as `NAME.bak` (or `NAME.bak.2`, …) on the first save, then replaced atomically.
+    public mutating func save(_ moved: BeatMap, offset: TimeInterval = 0) throws(SaveError) -> SaveOutcome {
         let text: String
         do { text = try BeatMapCodec.encode(moved) } catch { throw .write(error.localizedDescription) }
         let report = validator.validate(bytes: Array(text.utf8), path: mapURL.path, mapURL: mapURL)
