@@ -44,7 +44,7 @@ struct ImportFuzzRegressionTests {
                     (variant & 1 == 0 ? BeatSaberFormat.infoFileName : BeatSaberFormat.audioDataFileName, content)
                 ]
             }
-        case .swift, .sm, .ssc, .osu, .jams:
+        case .swift, .sm, .ssc, .osu, .jams, .midi, .chart, .csharp, .gdscript:
             files = [("fuzz.\(format.fileExtension)", content)]
         case .audacity, .sonicVisualiser, .csv, .txt:
             files = [("fuzz-\(format.rawValue).\(format.fileExtension)", content)]

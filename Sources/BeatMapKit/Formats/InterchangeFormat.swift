@@ -24,6 +24,14 @@ public enum InterchangeFormat: String, Sendable, CaseIterable, Equatable {
     case csv
     /// One beat time in seconds per line, `.txt` (mir_eval's `load_events` format).
     case txt
+    /// Standard MIDI File (`.mid`, `.midi`): a tempo track with tempo and time-signature events.
+    case midi
+    /// Clone Hero / YARG `.chart`: `[Song]`, `[SyncTrack]` tempo and time signatures, `[Events]`.
+    case chart
+    /// C# source (Unity, Godot .NET): a static class with a `double[]` of beat times.
+    case csharp
+    /// GDScript source (Godot 4): a `const` `PackedFloat64Array` of beat times.
+    case gdscript
 
     /// The usual file-name extension (for Beat Saber, the output is a folder).
     public var fileExtension: String {
@@ -38,17 +46,24 @@ public enum InterchangeFormat: String, Sendable, CaseIterable, Equatable {
         case .jams: return "jams"
         case .csv: return "csv"
         case .txt: return "txt"
+        case .midi: return "mid"
+        case .chart: return "chart"
+        case .csharp: return "cs"
+        case .gdscript: return "gd"
         }
     }
 
     /// Whether the export is a folder of files rather than one file.
     public var writesFolder: Bool { self == .beatsaber }
 
+    /// Whether the export is binary rather than text (MIDI).
+    public var isBinary: Bool { self == .midi }
+
     /// Whether the format stores a tempo map rather than a list of beat times (StepMania, osu!, Beat Saber):
     /// such a format keeps beat times exactly only as grid points of its tempo map.
     public var storesTempoMap: Bool {
         switch self {
-        case .sm, .ssc, .osu, .beatsaber: return true
+        case .sm, .ssc, .osu, .beatsaber, .midi, .chart: return true
         default: return false
         }
     }
@@ -66,10 +81,15 @@ public enum InterchangeFormat: String, Sendable, CaseIterable, Equatable {
         case .jams: return JAMSFormat()
         case .csv: return PlainTimesFormat(flavour: .csv)
         case .txt: return PlainTimesFormat(flavour: .txt)
+        case .midi: return MIDIFileFormat()
+        case .chart: return ChartFormat()
+        case .csharp: return CSharpSourceFormat()
+        case .gdscript: return GDScriptSourceFormat()
         }
     }
 
-    /// The format a file name unambiguously implies (`.sm`, `.ssc`, `.osu`, `.jams`, `.swift`, `Info.dat`),
+    /// The format a file name unambiguously implies (`.sm`, `.ssc`, `.osu`, `.jams`, `.swift`, `.mid`,
+    /// `.midi`, `.chart`, `.cs`, `.gd`, `Info.dat`),
     /// or `nil` when the extension is shared (`.csv`, `.txt`) or unknown.
     public static func inferred(fromPath path: String) -> InterchangeFormat? {
         let name = (path as NSString).lastPathComponent.lowercased()
@@ -80,6 +100,10 @@ public enum InterchangeFormat: String, Sendable, CaseIterable, Equatable {
         case "ssc": return .ssc
         case "osu": return .osu
         case "jams": return .jams
+        case "mid", "midi": return .midi
+        case "chart": return .chart
+        case "cs": return .csharp
+        case "gd": return .gdscript
         default: return nil
         }
     }
@@ -103,14 +127,26 @@ public protocol BeatMapConverter: Sendable {
 public struct ExportedFile: Sendable, Equatable {
     /// The file's name inside the output folder, or `nil` for the single file of a one-file format.
     public var name: String?
-    /// The file's text (UTF-8).
+    /// The file's text (UTF-8); empty for a binary file.
     public var text: String
+    /// The bytes of a binary file (MIDI), or `nil` for a text file.
+    public var bytes: [UInt8]?
 
     /// A file named `name` holding `text`.
     public init(name: String? = nil, text: String) {
         self.name = name
         self.text = text
     }
+
+    /// A binary file named `name` holding `bytes`.
+    public init(name: String? = nil, bytes: [UInt8]) {
+        self.name = name
+        self.text = ""
+        self.bytes = bytes
+    }
+
+    /// What is written to disk: the bytes, or the text as UTF-8.
+    public var contents: Data { bytes.map { Data($0) } ?? Data(text.utf8) }
 }
 
 /// Settings for exporting.
@@ -132,7 +168,12 @@ public struct ExportOptions: Sendable, Equatable {
     public var swiftDeclaration = SwiftDeclaration.enum
     /// Swift: access level of the declarations (`public`, `package`, `internal`), or `nil` for none.
     public var swiftAccessLevel: String?
-    /// Title written into game formats (StepMania, osu!, Beat Saber); default: the audio file's name.
+    /// C#: the static class holding the constants. Default `BeatMapData`.
+    public var csharpClassName = "BeatMapData"
+    /// C#: the namespace (dotted names allowed), or `nil` for none.
+    public var csharpNamespace: String?
+    /// Title written into game formats (StepMania, osu!, Beat Saber, MIDI's track name, `.chart`); default:
+    /// the audio file's name.
     public var title: String?
     /// How far a beat may move when a tempo map is fitted through the beats for StepMania, osu! and Beat
     /// Saber (seconds). Default 0.25 ms: segments merge only where the beats already lie on one tempo.
