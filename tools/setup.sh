@@ -19,6 +19,7 @@ PACKAGES=(
   sox               # tools/bench (render peer), tools/hostile-audio.py, tools/fuzz/make-seeds.sh
   lame              # tests: MP3s with and without LAME's gapless tag
   python3           # tools/hostile-audio.py runs the hostile audio corpus in CI
+  mono-mcs          # tests and tools/check-interop.sh: compile the C# export (mcs, mono)
 )
 PACKAGES+=("$@")
 SUDO=""

@@ -47,7 +47,14 @@ public struct ChartFormat: BeatMapConverter {
         out += "  MusicStream = \(Self.quoted(FormatSupport.audioFileName(map, options, fallback: "song.ogg")))\n"
         out += "}\n[SyncTrack]\n{\n"
         var lines: [(tick: Int64, order: Int, text: String)] = []
-        for meter in plan.meterEvents { lines.append((meter.tick, 0, "TS \(meter.numerator)")) }
+        // A chart always has a time signature at tick 0 (Moonscraper writes `0 = TS 4`; chartparse requires
+        // it), and the map's first beat starts a bar: 4/4 when the map does not say.
+        var meters = plan.meterEvents
+        if meters.first.map({ $0.tick > plan.firstBeatTick }) ?? true {
+            meters.insert(.init(tick: plan.firstBeatTick, numerator: 4), at: 0)
+        }
+        if meters[0].tick > 0 { meters.insert(.init(tick: 0, numerator: 4), at: 0) }
+        for meter in meters { lines.append((meter.tick, 0, "TS \(meter.numerator)")) }
         for tempo in plan.tempoEvents { lines.append((tempo.tick, 1, "B \(tempo.value)")) }
         lines.sort { ($0.tick, $0.order) < ($1.tick, $1.order) }
         for line in lines { out += "  \(line.tick) = \(line.text)\n" }
