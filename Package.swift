@@ -9,7 +9,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .visionOS(.v1)],
     products: [
         .library(name: "BeatMapKit", targets: ["BeatMapKit"]),
+        .library(name: "BeatAudio", targets: ["BeatAudio"]),
         .library(name: "BeatAnalysis", targets: ["BeatAnalysis"]),
+        .library(name: "BeatPreview", targets: ["BeatPreview"]),
         .executable(name: "beatmap", targets: ["beatmap"]),
     ],
     dependencies: [
@@ -42,17 +44,21 @@ let package = Package(
             providers: [.apt(["portaudio19-dev"]), .brew(["portaudio"])]
         ),
 
-        // Decoding, resampling to the analysis rate, onset/tempo detection and grid fitting.
-        .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "CSndfile", "CSoxr", "CAubio"]),
+        // Decoding with libsndfile: the streaming reader, decoding ahead on a thread, the audio inspector.
+        .target(name: "BeatAudio", dependencies: ["BeatMapKit", "CSndfile"]),
+
+        // Resampling to the analysis rate, onset/tempo detection and grid fitting.
+        .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "BeatAudio", "CSoxr", "CAubio"]),
 
         // Click synthesis, the offline renderer/mixer and realtime output through PortAudio.
-        .target(name: "BeatPreview", dependencies: ["BeatMapKit", "BeatAnalysis", "CPortAudio"]),
+        .target(name: "BeatPreview", dependencies: ["BeatMapKit", "BeatAudio", "CPortAudio"]),
 
         // The command-line tool: parses, calls a library, prints, exits.
         .executableTarget(
             name: "beatmap",
             dependencies: [
                 "BeatMapKit",
+                "BeatAudio",
                 "BeatAnalysis",
                 "BeatPreview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -61,24 +67,37 @@ let package = Package(
 
         .testTarget(
             name: "BeatMapKitTests",
-            dependencies: ["BeatMapKit"],
-            resources: [.copy("Fixtures")]
+            dependencies: ["BeatMapKit", "TestSynth"],
+            exclude: ["Fixtures"]
         ),
-        // Synthesised audio fixtures (drum sounds, click tracks, a WAV writer) shared by the tests.
+        // Test support shared by the tests: synthesised audio (drum sounds, click tracks, a WAV writer)
+        // and the one subprocess runner.
         .target(name: "TestSynth", path: "Tests/TestSynth"),
         .testTarget(
             name: "BeatAnalysisTests",
-            dependencies: ["BeatAnalysis", "BeatMapKit", "TestSynth"]
+            dependencies: ["BeatAnalysis", "BeatAudio", "BeatMapKit", "TestSynth"]
         ),
         .testTarget(
             name: "BeatPreviewTests",
-            dependencies: ["BeatPreview", "BeatAnalysis", "BeatMapKit", "TestSynth"]
+            dependencies: ["BeatPreview", "BeatAudio", "BeatMapKit", "TestSynth"]
         ),
         .testTarget(
             name: "beatmapTests",
             dependencies: ["BeatMapKit", "beatmap", "TestSynth"],
-            resources: [.copy("Fixtures")]
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every Swift target builds with the upcoming language features that keep a package honest about its
+// interface: `any` spelled out for existentials, members visible only from modules a file imports
+// itself, and imports internal unless a file says `public import` (so a public API names the modules
+// its clients must see).
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    target.swiftSettings = settings
+}

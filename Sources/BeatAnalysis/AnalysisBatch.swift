@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
-import Foundation
+public import BeatMapKit
+public import Foundation
 
 /// Why a batch could not start.
 public enum AnalysisBatchError: Error, LocalizedError, Sendable, Equatable {
@@ -9,7 +9,7 @@ public enum AnalysisBatchError: Error, LocalizedError, Sendable, Equatable {
     case noSuchPath(String)
     /// A folder holds no audio files.
     case noAudio(String)
-    /// `-o` was given for more than one input file.
+    /// One map file was named as the output of more than one audio file.
     case outputNeedsOneFile(count: Int)
 
     public var errorDescription: String? {
@@ -19,7 +19,7 @@ public enum AnalysisBatchError: Error, LocalizedError, Sendable, Equatable {
             return
                 "\(path): no audio files found (looked for \(AudioFileFinder.extensions.sorted().joined(separator: ", ")))"
         case .outputNeedsOneFile(let count):
-            return "-o names one map file, but \(count) audio files were given; use --out-dir"
+            return "one map file was named for \(count) audio files; name a folder for their maps instead"
         }
     }
 }
@@ -66,8 +66,25 @@ public struct AnalysisJob: Sendable, Equatable {
 public enum AnalysisOutcome: Sendable {
     /// The map was written.
     case written(AnalyzedBeatMap)
-    /// The file failed; the message names it and says why.
-    case failed(String)
+    /// The file failed.
+    case failed(AnalysisFailure)
+}
+
+/// Why one file of a batch failed: a message naming the files as the user gave them, and what the user
+/// can do about it.
+public struct AnalysisFailure: Error, LocalizedError, Sendable, Equatable {
+    /// What went wrong, naming the file.
+    public var message: String
+    /// What the user can do about it, if anything.
+    public var remedy: Remedy?
+
+    /// A failure saying `message`.
+    public init(_ message: String, remedy: Remedy? = nil) {
+        self.message = message
+        self.remedy = remedy
+    }
+
+    public var errorDescription: String? { message }
 }
 
 /// Progress of a batch, reported as it happens (from the tasks doing the work).
@@ -115,12 +132,13 @@ public struct AnalysisBatch: Sendable {
     {
         // Two inputs with the same output name: the later ones fail instead of overwriting the first.
         var firstByMap: [String: Int] = [:]
-        var duplicates: [Int: String] = [:]
+        var duplicates: [Int: AnalysisFailure] = [:]
         for (index, job) in jobs.enumerated() {
             let key = job.map.standardizedFileURL.path
             if let first = firstByMap[key] {
-                duplicates[index] =
-                    "\(job.audio.relativePath): its map \(job.map.relativePath) would overwrite the map of \(jobs[first].audio.relativePath); use -o or rename one"
+                duplicates[index] = AnalysisFailure(
+                    "\(job.audio.relativePath): its map \(job.map.relativePath) would overwrite the map of \(jobs[first].audio.relativePath)",
+                    remedy: .nameEachOutput)
             } else {
                 firstByMap[key] = index
             }
@@ -166,34 +184,34 @@ public struct AnalysisBatch: Sendable {
         _ job: AnalysisJob, with analyzer: BeatMapAnalyzer, progress: @escaping @Sendable (Double) -> Void
     ) -> AnalysisOutcome {
         let outcome = analyseAndWrite(job, with: analyzer, progress: progress)
-        guard case .failed(let message) = outcome else { return outcome }
-        return .failed(
-            message.replacingOccurrences(of: job.audio.path, with: job.audio.relativePath)
-                .replacingOccurrences(of: job.map.path, with: job.map.relativePath))
+        guard case .failed(var failure) = outcome else { return outcome }
+        failure.message = failure.message.replacingOccurrences(of: job.audio.path, with: job.audio.relativePath)
+            .replacingOccurrences(of: job.map.path, with: job.map.relativePath)
+        return .failed(failure)
     }
 
     func analyseAndWrite(
         _ job: AnalysisJob, with analyzer: BeatMapAnalyzer, progress: @escaping @Sendable (Double) -> Void
     ) -> AnalysisOutcome {
         if !overwrite, FileManager.default.fileExists(atPath: job.map.path) {
-            return .failed("\(job.map.path) already exists (use --force to overwrite it)")
+            return .failed(AnalysisFailure("\(job.map.path) already exists", remedy: .allowOverwrite))
         }
         let folder = job.map.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            return .failed("\(folder.path): cannot create the folder: \(error.localizedDescription)")
+            return .failed(AnalysisFailure("\(folder.path): cannot create the folder: \(error.localizedDescription)"))
         }
         do {
             let result = try analyzer.analyze(job.audio, mapURL: job.map, progress: progress)
             try BeatMapCodec.write(result.map, to: job.map, overwrite: overwrite)
             return .written(result)
         } catch let error as AnalysisError {
-            return .failed(error.localizedDescription)
+            return .failed(AnalysisFailure(error.localizedDescription, remedy: error.remedy))
         } catch let error as BeatMapError {
-            return .failed(error.localizedDescription)
+            return .failed(AnalysisFailure(error.localizedDescription, remedy: error.remedy))
         } catch {
-            return .failed("\(job.audio.path): \(error.localizedDescription)")
+            return .failed(AnalysisFailure("\(job.audio.path): \(error.localizedDescription)"))
         }
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import CAubio
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -267,6 +267,12 @@ public final class AubioSpecfluxDetector {
         del_aubio_specdesc(flux)
         del_fvec(window)
         del_cvec(grain)
+    }
+
+    /// The last hop's spectrum as the detection function saw it (whitened, log-compressed magnitudes,
+    /// ``bufferSize`` / 2 + 1 bins), lent to `body`.
+    func withSpectrum<Result>(_ body: (UnsafeBufferPointer<Float>) -> Result) -> Result {
+        body(UnsafeBufferPointer(start: grain.pointee.norm, count: bufferSize / 2 + 1))
     }
 
     /// Analyses the next hop (``hopSize`` samples) and returns the detection function's value.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
-import Foundation
+public import BeatAudio
+public import BeatMapKit
+public import Foundation
 
 /// Why a file could not be analysed.
 public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
@@ -18,9 +19,9 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
     /// The audio is silent (its peak is below the silence level).
     case silent(path: String, peakDecibels: Double)
     /// No regular beat could be found.
-    case noBeat(path: String, reason: String)
-    /// The settings cannot be used.
-    case invalidSettings(String)
+    case noBeat(path: String, GridFitError)
+    /// The tempo to force (``GridFitOptions/forcedBPM``) is outside ``TempoLimits``.
+    case forcedTempoOutOfRange(bpm: Double)
     /// The analysis made a map that its own validator rejects: a defect of the analyzer, reported
     /// instead of writing the map.
     case internalError(path: String, findings: [String])
@@ -36,12 +37,21 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
                 "\(path): the audio lasts \(String(format: "%.3f", duration)) s, too short to find a beat (at least 2 s needed)"
         case .silent(let path, let peak):
             return "\(path): the audio is silent (peak \(String(format: "%.1f", peak)) dBFS); there is no beat to map"
-        case .noBeat(let path, let reason): return "\(path): no beat found: \(reason)"
-        case .invalidSettings(let message): return message
+        case .noBeat(let path, let error): return "\(path): no beat found: \(error.reason)"
+        case .forcedTempoOutOfRange(let bpm):
+            return
+                "the tempo to force (\(bpm) BPM) must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM)) BPM"
         case .internalError(let path, let findings):
             return
                 "\(path): internal error: the analysis made a map that does not validate (\(findings.joined(separator: "; "))); no map was written — please report this with the audio file"
         }
+    }
+
+    /// What the user can do about it, if anything: a song without a regular beat can still be mapped at
+    /// a tempo the user gives.
+    public var remedy: Remedy? {
+        if case .noBeat(_, .noRegularBeat) = self { return .forceTempo }
+        return nil
     }
 }
 
@@ -128,6 +138,10 @@ public struct AudioAnalysis: Sendable {
     /// Mean square of the mono signal low-passed at 150 Hz in each hop: the kick drum and the bass, which
     /// tell the beat's metric level and phase (see ``LowBand``).
     public var lowLevels: [Float] = []
+    /// The pitch-class profile of the detection function's spectrum, 12 values per frame of
+    /// ``ChromaProfile/hopsPerFrame`` hops (see ``ChromaProfile``): where the harmony changes, for the
+    /// bars. Empty unless the onset method is `specflux`.
+    public var chroma: [Float] = []
     /// Seconds subtracted from the onset envelope's raw times (the measured detection delay).
     public var envelopeDelay: Double
     /// Seconds subtracted from aubio's raw beat times.
@@ -260,6 +274,7 @@ public struct AudioAnalyzer: Sendable {
         var lowLevels: [Float] = []
         lowLevels.reserveCapacity(estimatedHops)
         var lowPass = LowBand(sampleRate: Double(frame.sampleRate))
+        var chroma = ChromaProfile(frame: frame, expectedHops: estimatedHops)
         var rawBeats: [Double] = []
         var peak: Float = 0
         let blockFrames = Self.blockFrames(sampleRate: reader.sampleRate)
@@ -279,6 +294,7 @@ public struct AudioAnalyzer: Sendable {
             lowLevels.append(lowPass.meanSquare(hopSamples, count: hop))
             if let specflux {
                 values.append(max(0, specflux.process(hopSamples)))
+                specflux.withSpectrum { chroma.add($0) }
             } else if let onset {
                 onset.process(hopSamples)
                 values.append(max(0, onset.descriptor))
@@ -350,7 +366,7 @@ public struct AudioAnalyzer: Sendable {
             path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
             resampler: resampler?.summary, envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm,
             peak: peak,
-            onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels,
+            onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels, chroma: chroma.values,
             envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
             trackerDelay: trackerDelay)
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
-import Foundation
+import BeatAudio
+public import BeatMapKit
+public import Foundation
 
 /// Settings of ``BeatMapAnalyzer``.
 public struct BeatMapAnalysisOptions: Sendable, Equatable {
@@ -66,8 +67,7 @@ public struct BeatMapAnalyzer: Sendable {
         -> AnalyzedBeatMap
     {
         if let bpm = options.grid.forcedBPM, !(bpm >= TempoLimits.minimumBPM && bpm <= TempoLimits.maximumBPM) {
-            throw .invalidSettings(
-                "--bpm must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM))")
+            throw .forcedTempoOutOfRange(bpm: bpm)
         }
         // With helper threads, the file's SHA-256 is computed on another thread while the audio is
         // decoded and analysed; without, after the analysis, on this thread.
@@ -83,7 +83,7 @@ public struct BeatMapAnalyzer: Sendable {
                 analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats,
                 levels: analysis.levels, lowLevels: analysis.lowLevels)
         } catch {
-            throw .noBeat(path: audioURL.path, reason: error.reason)
+            throw .noBeat(path: audioURL.path, error)
         }
         var sha: String?
         if options.computeHash {
@@ -105,7 +105,15 @@ public struct BeatMapAnalyzer: Sendable {
             path: RelativePath.from(folder: mapURL.deletingLastPathComponent(), to: audioURL),
             duration: analysis.duration,
             sampleRate: analysis.sampleRate, sha256: sha)
-        let map = BeatMap(audio: audio, tempo: fit.tempo, beats: fit.beats, analysis: provenance(analysis, fit))
+        // The meter and bar phase, over the fitted beats.
+        let bars = BarLayout.estimate(fit, analysis: analysis)
+        var provenance = provenance(analysis, fit)
+        if let bars, case .object(var object) = provenance {
+            object["bars"] = BarLayout.provenance(bars)
+            provenance = .object(object)
+        }
+        let tempo = bars.map { BarLayout.tempo(fit.segments, bars: $0) } ?? fit.tempo
+        let map = BeatMap(audio: audio, tempo: tempo, beats: fit.beats, analysis: provenance)
         try Self.check(map, path: audioURL.path)
         var warnings: [AnalysisWarning] = []
         if fit.isLowConfidence { warnings.append(.lowConfidence(confidence: fit.confidence, score: fit.score)) }
@@ -158,7 +166,8 @@ public struct BeatMapAnalyzer: Sendable {
                 fit.alternatives.map {
                     .object(
                         JSONObject([
-                            ("ratio", .string($0.ratio)), ("bpm", rounded($0.bpm, 1e4)), ("score", rounded($0.score)),
+                            ("ratio", .string($0.ratio.label)), ("bpm", rounded($0.bpm, 1e4)),
+                            ("score", rounded($0.score)),
                         ]))
                 })
         }
@@ -187,10 +196,11 @@ public enum RelativePath {
 /// A SHA-256 computed on a thread of its own.
 ///
 /// `@unchecked Sendable` is safe: `result` is written once by the hashing thread before it signals
-/// `done`, and read only after `wait()` has seen that signal (the semaphore orders the two).
+/// `done`, and read only after a `wait()` has seen that signal (the semaphore orders the two). `wait()`
+/// keeps no state of its own: each wait passes the signal on to the next, so any number of waits, from
+/// any threads, return once the hash is ready.
 final class BackgroundHash: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private var finished = false
     private(set) var result: Result<String, any Error>?
 
     init(of url: URL) {
@@ -201,10 +211,9 @@ final class BackgroundHash: @unchecked Sendable {
         thread.start()
     }
 
-    /// Waits until the hash is ready (at once on later calls).
+    /// Waits until the hash is ready (at once on later calls, from any thread).
     func wait() {
-        guard !finished else { return }
         done.wait()
-        finished = true
+        done.signal()
     }
 }

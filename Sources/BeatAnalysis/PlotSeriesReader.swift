@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
-import Foundation
+public import BeatAudio
+public import BeatMapKit
+public import Foundation
 
 /// Why the series for a plot could not be read.
 public enum PlotSeriesError: Error, LocalizedError, Sendable, Equatable {
@@ -193,5 +194,24 @@ public struct PlotSeriesReader: Sendable {
         return PlotSeries(
             from: start, to: end, duration: duration, sampleRate: reader.sampleRate, minima: minima, maxima: maxima,
             onsetStrength: strength, onsetMethod: onsetMethod)
+    }
+}
+
+extension BeatPlot {
+    /// Draws the map at `map` over the audio at `audio` from `start` to `end` seconds (`nil`: the end of
+    /// the audio), reading the audio in one streaming pass, and writes the SVG to `output` atomically.
+    /// An existing `output` (named `shownAs` in the error) is replaced only when `overwrite`.
+    public static func write(
+        audio: URL, map: URL, to output: URL, shownAs: String, from start: Double = 0, to end: Double? = nil,
+        layout: Layout = Layout(), overwrite: Bool = false
+    ) throws {
+        let beatMap = try BeatMapCodec.read(from: map)
+        if !overwrite && FileManager.default.fileExists(atPath: output.path) {
+            throw BeatMapError.exists(path: shownAs)
+        }
+        let series = try PlotSeriesReader(columns: layout.plotWidth).read(audio, from: start, to: end)
+        let title = "\(map.lastPathComponent) over \(audio.lastPathComponent)"
+        let svg = BeatPlot(map: beatMap, series: series, title: title, layout: layout).svg
+        try AtomicFile.write(Data(svg.utf8), to: output, overwrite: overwrite)
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import CSoxr
-import Foundation
+public import Foundation
 
 /// Why a ``Resampler`` could not be created or failed.
 public enum ResamplerError: Error, LocalizedError, Sendable, Equatable {

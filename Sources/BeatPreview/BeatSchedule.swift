@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
-import Foundation
+public import BeatMapKit
+public import Foundation
 
 /// Where a beat sits in its bar.
 public struct BarPosition: Sendable, Equatable {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatAnalysis
-import Foundation
+public import BeatAudio
+public import Foundation
 
 /// Why a click sample could not be used.
 public enum ClickError: Error, LocalizedError, Sendable, Equatable {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatAnalysis
-import BeatMapKit
-import Foundation
+public import BeatAudio
+public import BeatMapKit
+public import Foundation
 
 /// What saving a nudged map did.
 public struct SaveOutcome: Sendable, Equatable {

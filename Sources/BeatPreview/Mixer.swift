@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import BeatMapKit
-import Foundation
+public import Foundation
 
 /// The per-block settings of the mix; plain values, so the audio thread can build one from atomics.
 public struct MixSettings: Sendable, Equatable {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatAnalysis
-import BeatMapKit
-import Foundation
+public import BeatAudio
+public import BeatMapKit
+public import Foundation
 
 /// Why a preview or render could not be made.
 public enum PreviewError: Error, LocalizedError, Sendable, Equatable {
@@ -13,7 +13,7 @@ public enum PreviewError: Error, LocalizedError, Sendable, Equatable {
     /// The click sample could not be used.
     case click(ClickError)
     /// The requested span is empty or outside the track.
-    case span(String)
+    case span(SpanProblem)
     /// The output file could not be written.
     case output(path: String, reason: String)
     /// The output file exists and overwriting was not allowed.
@@ -28,11 +28,47 @@ public enum PreviewError: Error, LocalizedError, Sendable, Equatable {
         case .audio(let error): return error.localizedDescription
         case .map(let error): return error.localizedDescription
         case .click(let error): return error.localizedDescription
-        case .span(let reason): return reason
+        case .span(let problem): return problem.description
         case .output(let path, let reason): return "\(path): cannot write: \(reason)"
-        case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
+        case .exists(let path): return "\(path) already exists"
         case .noDevice(let reason): return reason
         case .device(let reason): return reason
+        }
+    }
+
+    /// What the user can do about it, if anything.
+    public var remedy: Remedy? {
+        switch self {
+        case .exists: return .allowOverwrite
+        case .span(.tooLongForWAV): return .shortenSpan
+        default: return nil
+        }
+    }
+}
+
+/// What is wrong with a requested time span (seconds).
+public enum SpanProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The start is negative or not a number.
+    case invalidStart(Double)
+    /// The end is not after 0 s or not a number.
+    case invalidEnd(Double)
+    /// The start is at or past the end of the audio (its duration, when known).
+    case startPastEnd(start: Double, duration: Double?)
+    /// The span holds no audio.
+    case empty(start: Double, end: Double)
+    /// The span is too long for a WAV file (over 4 GiB).
+    case tooLongForWAV
+
+    /// A sentence for users.
+    public var description: String {
+        switch self {
+        case .invalidStart: return "the start must be a time ≥ 0 in seconds"
+        case .invalidEnd: return "the end must be a time > 0 in seconds"
+        case .startPastEnd(let start, let duration):
+            return "the start, \(start) s, is at or past the end of the audio"
+                + (duration.map { " (\(String(format: "%.3f", $0)) s)" } ?? "")
+        case .empty(let start, let end): return "the span from \(start) s to \(end) s is empty"
+        case .tooLongForWAV: return "the rendered span is too long for a WAV file (over 4 GiB)"
         }
     }
 }
@@ -114,15 +150,14 @@ public enum OfflineRenderer {
         mixer.track.waitUntilComplete()
         let total = mixer.track.availableFrames
         let duration = Double(total) / Double(mixer.sampleRate)
-        if let from, !(from.isFinite && from >= 0) { throw .span("--from must be a time ≥ 0 in seconds") }
-        if let to, !(to.isFinite && to > 0) { throw .span("--to must be a time > 0 in seconds") }
+        if let from, !(from.isFinite && from >= 0) { throw .span(.invalidStart(from)) }
+        if let to, !(to.isFinite && to > 0) { throw .span(.invalidEnd(to)) }
         let start = Mixer.frame(of: from ?? 0, sampleRate: mixer.sampleRate)
         let end = min(to.map { Mixer.frame(of: $0, sampleRate: mixer.sampleRate) } ?? total, total)
         guard start < total else {
-            throw .span(
-                "--from \(from ?? 0) s is at or past the end of the audio (\(String(format: "%.3f", duration)) s)")
+            throw .span(.startPastEnd(start: from ?? 0, duration: duration))
         }
-        guard start < end else { throw .span("the span from \(from ?? 0) s to \(to ?? duration) s is empty") }
+        guard start < end else { throw .span(.empty(start: from ?? 0, end: to ?? duration)) }
         return start..<end
     }
 
@@ -152,7 +187,7 @@ public enum OfflineRenderer {
         let dataBytes = audio.samples.count * bytesPerSample
         let headerBytes = format == .pcm16 ? 44 : 58
         guard dataBytes + headerBytes - 8 <= Int(UInt32.max) else {
-            throw .span("the rendered span is too long for a WAV file (over 4 GiB); render a shorter --from/--to span")
+            throw .span(.tooLongForWAV)
         }
         var data = Data(capacity: headerBytes + dataBytes)
         func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }

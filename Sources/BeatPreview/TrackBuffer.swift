@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatAnalysis
-import Foundation
+public import BeatAudio
+public import Foundation
 import Synchronization
 
 /// Decoded audio held in memory as interleaved `Float` frames, filled by a decoder (possibly on

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import ArgumentParser
+public import ArgumentParser
 import BeatAnalysis
 import BeatMapKit
 import Foundation
@@ -73,100 +73,33 @@ struct Analyze: AsyncParsableCommand {
         if bpm != nil && grid == .free { throw ValidationError("--bpm cannot be used with --grid free") }
     }
 
-    func run() async throws {
+    /// The analysis settings the flags give.
+    var options: BeatMapAnalysisOptions {
         var options = BeatMapAnalysisOptions()
         options.grid.mode = grid
         options.grid.forcedBPM = bpm
         options.grid.minimumBPM = minBPM
         options.grid.maximumBPM = maxBPM
-        let planned: [AnalysisJob]
-        do {
-            let audio = try AudioFileFinder.find(paths)
-            planned = try AnalysisBatch.plan(
-                audio, output: output.map { URL(fileURLWithPath: $0) },
-                folder: URL(fileURLWithPath: outDir ?? "BeatMaps", isDirectory: true))
-        } catch {
-            Console.error(error.localizedDescription)
-            throw Exit.couldNotRun
-        }
-        let batch = AnalysisBatch(
-            options: options, jobs: jobs ?? Concurrently.availableCores, overwrite: force)
-        let bar =
-            !noProgress && isatty(STDERR_FILENO) == 1 ? ProgressBar(files: planned.map(\.audio.lastPathComponent)) : nil
-        let outcomes = await batch.run(planned) { event in bar?.update(event) }
-        bar?.finish()
+        return options
+    }
 
-        var failed = 0
-        var text = ""
-        var entries: [JSONValue] = []
-        for (job, outcome) in zip(planned, outcomes) {
-            switch outcome {
-            case .written(let result):
-                for warning in result.warnings { Console.warning("\(job.audio.relativePath): \(warning)") }
-                text += "\(job.audio.relativePath) → \(job.map.relativePath): \(AnalysisSummary.describe(result))\n"
-                entries.append(AnalysisSummary.json(job, result))
-            case .failed(let message):
-                failed += 1
-                Console.error(message)
-                entries.append(
-                    .object(
-                        JSONObject([
-                            ("audio", .string(job.audio.relativePath)), ("map", .string(job.map.relativePath)),
-                            ("status", .string("failed")),
-                            ("error", .string(message)),
-                        ])))
+    func run() async throws {
+        let planned = try exitOnError(Exit.couldNotRun) {
+            try AnalysisBatch.plan(
+                paths: paths, output: output.map { URL(fileURLWithPath: $0) },
+                folder: URL(fileURLWithPath: outDir ?? "BeatMaps", isDirectory: true))
+        }
+        let batch = AnalysisBatch(options: options, jobs: jobs ?? Concurrently.availableCores, overwrite: force)
+        let bar = ProgressBar.onTerminal(files: planned.map(\.audio.lastPathComponent), enabled: !noProgress)
+        let report = await batch.report(planned) { event in bar?.update(event) }
+        bar?.finish()
+        for diagnostic in report.diagnostics {
+            switch diagnostic {
+            case .warning(let warning): Console.warning(warning)
+            case .failure(let failure): Console.error(failure)
             }
         }
-        if json {
-            let summary = JSONObject([
-                ("files", .array(entries)), ("written", .int(planned.count - failed)), ("failed", .int(failed)),
-            ])
-            Console.out(JSONWriter.string(.object(summary), indent: 0) + "\n")
-        } else {
-            Console.out(text)
-        }
-        if failed > 0 { throw Exit.failure }
-    }
-}
-
-/// How a written map is summarised.
-enum AnalysisSummary {
-    static func bpm(_ value: Double) -> String { String(format: "%.2f", value) }
-
-    /// `120.00 BPM, 64 beats, confidence 0.98`.
-    static func describe(_ result: AnalyzedBeatMap) -> String {
-        let fit = result.fit
-        let tempo: String
-        if fit.method == .aubioTempo {
-            tempo = "aubio beats (free)"
-        } else if fit.method == .follow {
-            let tempi = fit.segments.map(\.bpm)
-            tempo = "beats followed at \(bpm(tempi.min() ?? 0))–\(bpm(tempi.max() ?? 0)) BPM"
-        } else if fit.segments.count == 1 {
-            tempo = "\(bpm(fit.segments[0].bpm)) BPM"
-        } else {
-            tempo = fit.segments.map { bpm($0.bpm) }.joined(separator: " → ") + " BPM (\(fit.segments.count) segments)"
-        }
-        return "\(tempo), \(fit.beats.count) beats, confidence \(String(format: "%.2f", fit.confidence))"
-    }
-
-    static func json(_ job: AnalysisJob, _ result: AnalyzedBeatMap) -> JSONValue {
-        let fit = result.fit
-        var object = JSONObject([
-            ("audio", .string(job.audio.relativePath)), ("map", .string(job.map.relativePath)),
-            ("status", .string("written")),
-            ("method", .string(fit.method.rawValue)), ("beats", .int(fit.beats.count)),
-            ("confidence", .double(fit.confidence)), ("duration", .double(result.analysis.duration)),
-        ])
-        if fit.method.isGrid {
-            object["segments"] = .array(
-                fit.segments.map {
-                    .object(
-                        JSONObject([
-                            ("time", .double($0.firstBeat)), ("bpm", .double(($0.bpm * 10_000).rounded() / 10_000)),
-                        ]))
-                })
-        }
-        return .object(object)
+        Console.out(json ? report.json { FlagHints.describe($0) } : report.text)
+        if report.failedCount > 0 { throw Exit.failure }
     }
 }

@@ -43,46 +43,23 @@ struct Format: ParsableCommand {
         }
     }
 
+    /// What the flags ask for.
+    var mode: CanonicalFormMode {
+        if check { return .check }
+        if inPlace { return .rewriteInPlace }
+        guard let output else { return .print }
+        return .write(to: URL(fileURLWithPath: output), shownAs: output, overwrite: force)
+    }
+
     func run() throws {
-        let files: [MapFileFinder.File]
-        do {
-            files = try MapFileFinder.find(paths)
-        } catch {
-            Console.error(error.localizedDescription)
-            throw Exit.couldNotRun
-        }
-        if !check && !inPlace && files.count != 1 {
+        let report = try exitOnError(Exit.couldNotRun) { try BeatMapFormatter.run(mode, paths: paths) }
+        Console.out(report.output)
+        for failure in report.failures { Console.error(failure) }
+        if !report.notCanonical.isEmpty {
             Console.error(
-                "\(files.count) maps given; printing or --output takes one map (use --check or --in-place --force for several)"
-            )
-            throw Exit.couldNotRun
-        }
-        var failed = false
-        var notCanonical: [String] = []
-        for file in files {
-            do {
-                let formatted = try BeatMapFormatter.format(fileAt: file.url, path: file.path)
-                if check {
-                    if !formatted.isCanonical { notCanonical.append(file.path) }
-                } else if inPlace {
-                    if try BeatMapFormatter.rewriteInPlace(formatted) { Console.out("formatted \(file.path)\n") }
-                } else if let output {
-                    try BeatMapFormatter.write(
-                        formatted, to: URL(fileURLWithPath: output), shownAs: output, overwrite: force)
-                } else {
-                    Console.out(formatted.canonical)
-                }
-            } catch {
-                Console.error(error.localizedDescription)
-                failed = true
-            }
-        }
-        if !notCanonical.isEmpty {
-            Console.out(notCanonical.map { $0 + "\n" }.joined())
-            Console.error(
-                "\(notCanonical.count) of \(files.count) maps are not in canonical form (run `beatmap format --in-place --force`)"
+                "\(report.notCanonical.count) of \(report.files) maps are not in canonical form (run `beatmap format --in-place --force`)"
             )
         }
-        if failed || !notCanonical.isEmpty { throw Exit.failure }
+        if report.fails { throw Exit.failure }
     }
 }

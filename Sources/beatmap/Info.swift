@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import BeatAnalysis
+import BeatAudio
 import BeatMapKit
 import Foundation
 
@@ -22,18 +23,14 @@ struct Info: ParsableCommand {
 
     func run() throws {
         do {
-            let configuration = try rules.configuration()
-            let url = URL(fileURLWithPath: map)
-            let parsed = try BeatMapCodec.read(from: url)
-            let report = Validator(configuration: configuration, audioInspector: SndfileAudioInspector()).validateFile(
-                at: url, path: map)
-            let summary = BeatMapSummary(map: parsed, path: map, report: report)
+            let validator = Validator(configuration: try rules.configuration(), audioInspector: SndfileAudioInspector())
+            let summary = try BeatMapSummary.load(fileAt: URL(fileURLWithPath: map), path: map, validator: validator)
             Console.out(json ? JSONWriter.string(summary.json) + "\n" : summary.text)
         } catch let error as ConfigurationError {
             Console.error(error.localizedDescription)
             throw Exit.couldNotRun
         } catch let error as BeatMapError {
-            Console.error(error.localizedDescription)
+            Console.error(error)
             throw Exit.failure
         }
     }

@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import ArgumentParser
+public import ArgumentParser
 import BeatAnalysis
-import BeatMapKit
+import BeatAudio
+public import BeatMapKit
 import Foundation
 
 extension InterchangeFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument) }
+
     public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+
+    /// `swift, sm, …, beatsaber (a folder), …, txt`: the formats, a folder format with `folder`.
+    static func helpList(folder: String = "a folder") -> String {
+        allCases.map { $0.rawValue + ($0.writesFolder ? " (\(folder))" : "") }.joined(separator: ", ")
+    }
 }
 
 extension ImportedBeats: ExpressibleByArgument {}
@@ -27,8 +35,7 @@ struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert a beat map for a game, an editor or a research tool.",
         discussion: """
-            Formats: swift, sm, ssc, osu, beatsaber (a folder), audacity, sonic-visualiser, jams, csv, txt, \
-            midi (a binary file: give -o), chart, csharp, gdscript. Without -o the result is printed.
+            Formats: \(InterchangeFormat.helpList()). Without -o the result is printed.
 
             StepMania, osu!, Beat Saber, MIDI and .chart store a tempo map, which is fitted through the beats: each beat \
             moves at most --fit-tolerance-ms (plus up to 0.5 ms for osu!'s whole milliseconds). \
@@ -83,8 +90,8 @@ struct Export: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let format = try resolveFormat(format, implied: [output])
+    /// The export settings the flags give.
+    var options: ExportOptions {
         var options = ExportOptions()
         options.swiftTypeName = swiftType
         options.swiftPropertyName = swiftProperty
@@ -94,20 +101,17 @@ struct Export: ParsableCommand {
         options.csharpClassName = csharpClass
         options.csharpNamespace = csharpNamespace
         options.fitTolerance = fitToleranceMs / 1000
-        do {
-            let result = try Interchange.export(
+        return options
+    }
+
+    func run() throws {
+        let format = try resolveFormat(format, implied: [output])
+        let result = try exitOnError(Exit.failure) {
+            try Interchange.export(
                 mapAt: URL(fileURLWithPath: map), format: format, options: options,
-                to: output.map { URL(fileURLWithPath: $0) },
-                overwrite: force)
-            if result.written.isEmpty {
-                Console.out(result.files.map(\.text).joined())
-            } else {
-                Console.out(result.written.map { "wrote \($0.path)\n" }.joined())
-            }
-        } catch {
-            Console.error(error.localizedDescription)
-            throw Exit.failure
+                to: output.map { URL(fileURLWithPath: $0) }, overwrite: force)
         }
+        Console.out(result.text)
     }
 }
 
@@ -116,8 +120,8 @@ struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Read beats or a tempo map from another format as a beat map.",
         discussion: """
-            Formats: swift, sm, ssc, osu, beatsaber (a map folder or its Info.dat), audacity, \
-            sonic-visualiser, jams, csv, txt, midi, chart, csharp, gdscript. Without -o the map is printed.
+            Formats: \(InterchangeFormat.helpList(folder: "a map folder or its Info.dat")). Without -o the map is \
+            printed.
 
             The audio's duration comes from the file when it stores it (swift, beatsaber, jams, csharp, \
             gdscript), else --duration, else for MIDI where its longest track ends, else the length of \
@@ -157,32 +161,23 @@ struct Import: ParsableCommand {
         }
     }
 
+    /// The import settings the flags give; the audio a file names is measured with libsndfile.
+    var options: ImportOptions {
+        var options = ImportOptions(
+            duration: duration, beats: beats, measureAudio: { SndfileAudioInspector.measuredDuration(of: $0) })
+        options.swiftPropertyName = swiftProperty
+        return options
+    }
+
     func run() throws {
         let format = try resolveFormat(format, implied: [file])
-        let options = ImportOptions(
-            duration: duration, beats: beats,
-            measureAudio: { url in
-                guard let reader = try? AudioFileReader(url: url), let frames = try? reader.countRemainingFrames(),
-                    frames > 0
-                else { return nil }
-                return Double(frames) / Double(reader.sampleRate)
-            })
-        var importOptions = options
-        importOptions.swiftPropertyName = swiftProperty
-        do {
-            let result = try Interchange.importMap(
-                from: URL(fileURLWithPath: file), format: format, options: importOptions,
+        let result = try exitOnError(Exit.failure) {
+            try Interchange.importMap(
+                from: URL(fileURLWithPath: file), format: format, options: options,
                 to: output.map { URL(fileURLWithPath: $0) },
                 workingFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), overwrite: force)
-            for note in result.imported.notes { Console.warning(note) }
-            if let output {
-                Console.out("wrote \(output) (\(result.imported.map.beats.count) beats)\n")
-            } else {
-                Console.out(result.text)
-            }
-        } catch {
-            Console.error(error.localizedDescription)
-            throw Exit.failure
         }
+        for note in result.imported.notes { Console.warning(FlagHints.describe(note)) }
+        Console.out(result.report(output: output))
     }
 }

@@ -53,24 +53,14 @@ struct Plot: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            let mapURL = URL(fileURLWithPath: map)
-            let beatMap = try BeatMapCodec.read(from: mapURL)
-            let outputURL = URL(fileURLWithPath: output)
-            if !force && FileManager.default.fileExists(atPath: outputURL.path) {
-                throw BeatMapError.exists(path: output)
-            }
-            let layout = BeatPlot.Layout(width: width)
-            let series = try PlotSeriesReader(columns: layout.plotWidth).read(
-                URL(fileURLWithPath: audio), from: from.flatMap(BeatMapSummary.parseClock) ?? 0,
-                to: to.flatMap(BeatMapSummary.parseClock))
-            let title = "\(mapURL.lastPathComponent) over \(URL(fileURLWithPath: audio).lastPathComponent)"
-            let svg = BeatPlot(map: beatMap, series: series, title: title, layout: layout).svg
-            try AtomicFile.write(Data(svg.utf8), to: outputURL, overwrite: force)
-            Console.out("wrote \(output)\n")
-        } catch let error as LocalizedError {
-            Console.error(error.errorDescription ?? "\(error)")
-            throw Exit.failure
+        var layout = BeatPlot.Layout(width: width)
+        layout.zoomControl = "--from/--to"
+        try exitOnError(Exit.failure) {
+            try BeatPlot.write(
+                audio: URL(fileURLWithPath: audio), map: URL(fileURLWithPath: map), to: URL(fileURLWithPath: output),
+                shownAs: output, from: from.flatMap(BeatMapSummary.parseClock) ?? 0,
+                to: to.flatMap(BeatMapSummary.parseClock), layout: layout, overwrite: force)
         }
+        Console.out("wrote \(output)\n")
     }
 }

@@ -62,7 +62,7 @@ struct Preview: ParsableCommand {
         do {
             try play(interactive: interactive, started: started)
         } catch {
-            Console.error(error.localizedDescription)
+            Console.error(error)
             switch error {
             case .noDevice, .device, .span: throw Exit.couldNotRun
             default: throw Exit.failure
@@ -81,11 +81,11 @@ struct Preview: ParsableCommand {
                 material: material, settings: mix.settings(),
                 options: .init(
                     deviceName: device, framesPerBuffer: bufferFrames, verbose: verbose, startedAt: started,
-                    offlineHint: hint))
+                    offlineHint: hint, restartAdvice: { FlagHints.hint(.restart(at: $0)).dropFirst(2).description }))
             defer { player.close() }
             if !interactive {
                 if let from, from >= player.duration, material.mixer.track.isComplete {
-                    throw PreviewError.span("--from \(from) s is at or past the end of the audio")
+                    throw PreviewError.span(.startPastEnd(start: from, duration: nil))
                 }
                 player.play(from: from ?? 0, to: to, completeAtEnd: true)
                 let span = (to ?? player.duration) - (from ?? 0)

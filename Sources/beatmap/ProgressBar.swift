@@ -24,6 +24,11 @@ final class ProgressBar: @unchecked Sendable {
         fractions = [Double](repeating: 0, count: files.count)
     }
 
+    /// A progress bar for `files` when `enabled` and standard error is a terminal, else `nil`.
+    static func onTerminal(files: [String], enabled: Bool) -> ProgressBar? {
+        enabled && isatty(STDERR_FILENO) == 1 ? ProgressBar(files: files) : nil
+    }
+
     func update(_ event: AnalysisProgress) {
         lock.lock()
         defer { lock.unlock() }

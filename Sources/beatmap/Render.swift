@@ -77,26 +77,14 @@ struct Render: ParsableCommand {
             Console.error("render needs macOS 15 or later")
             throw Exit.couldNotRun
         }
-        let outputURL = URL(fileURLWithPath: output)
         do {
-            if !force && FileManager.default.fileExists(atPath: outputURL.path) {
-                throw PreviewError.exists(path: outputURL.path)
-            }
-            let material = try PreviewMaterial.load(
-                audio: URL(fileURLWithPath: audio), map: URL(fileURLWithPath: map), click: mix.clickURL)
-            let rendered = try OfflineRenderer.write(
-                material, to: outputURL, from: from, to: to, settings: mix.settings(musicMuted: noMusic),
-                format: float ? .float32 : .pcm16, overwrite: force)
-            let seconds = Double(rendered.frames) / Double(rendered.sampleRate)
-            let beats = material.mixer.schedule.times.filter {
-                let frame = Mixer.frame(of: $0, sampleRate: rendered.sampleRate)
-                return frame >= rendered.startFrame && frame < rendered.startFrame + rendered.frames
-            }.count
-            Console.out(
-                "\(output): \(String(format: "%.3f", seconds)) s, \(beats) clicks, \(rendered.sampleRate) Hz, "
-                    + "\(rendered.channels) channel\(rendered.channels == 1 ? "" : "s")\n")
-        } catch let error as PreviewError {
-            Console.error(error.localizedDescription)
+            let report = try OfflineRenderer.render(
+                audio: URL(fileURLWithPath: audio), map: URL(fileURLWithPath: map), click: mix.clickURL,
+                to: URL(fileURLWithPath: output), shownAs: output, from: from, to: to,
+                settings: mix.settings(musicMuted: noMusic), format: float ? .float32 : .pcm16, overwrite: force)
+            Console.out(report.text)
+        } catch {
+            Console.error(error)
             switch error {
             case .exists, .span: throw Exit.couldNotRun
             default: throw Exit.failure

@@ -2,12 +2,41 @@
 
 import ArgumentParser
 import BeatAnalysis
+import BeatAudio
 import BeatMapKit
 import Foundation
 
-/// Output formats of `validate`.
-enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json, junit, github, sarif
+/// An output format of `validate`: the name of one of ``Reporters/all``.
+struct ReportFormat: ExpressibleByArgument, CustomStringConvertible {
+    /// The reporter's name.
+    var identifier: String
+
+    init(identifier: String) { self.identifier = identifier }
+
+    init?(argument: String) {
+        guard Reporters.identifiers.contains(argument) else { return nil }
+        identifier = argument
+    }
+
+    static var allValueStrings: [String] { Reporters.identifiers }
+
+    var description: String { identifier }
+
+    /// `text, json, junit, github or sarif`.
+    static var list: String {
+        let names = Reporters.identifiers
+        return names.count < 2
+            ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
+    }
+
+    /// The reporter, failing warnings when `strict`.
+    func reporter(strict: Bool) throws -> any Reporter {
+        let options = ReporterOptions(strict: strict, ruleSummary: Rules.summary)
+        guard let reporter = Reporters.reporter(named: identifier, options: options) else {
+            throw ConfigurationError("unknown format \(identifier)")
+        }
+        return reporter
+    }
 }
 
 /// The rule settings shared by commands that validate maps.
@@ -78,38 +107,37 @@ struct RuleOptions: ParsableArguments {
     func parsedSubdivisions() throws -> [Int]? {
         guard let subdivisions else { return nil }
         let values = subdivisions.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 64 }) else {
-            throw ValidationError("--subdivisions takes whole numbers from 1 to 64, e.g. 1,2,4")
+        guard !values.isEmpty, values.allSatisfy({ ValidationConfiguration.isValidSubdivision(Double($0 ?? 0)) }) else {
+            let range = ValidationConfiguration.subdivisionRange
+            throw ValidationError(
+                "--subdivisions takes whole numbers from \(range.lowerBound) to \(range.upperBound), e.g. 1,2,4")
         }
         return values.compactMap { $0 }
     }
 
-    /// The configuration: defaults, then the configuration file, then these flags.
-    func configuration() throws -> ValidationConfiguration {
-        var configuration = ValidationConfiguration()
-        if let configFile {
-            try configuration.apply(configurationFileAt: URL(fileURLWithPath: configFile))
-        } else if !noConfig,
-            let found = ValidationConfiguration.findConfigurationFile(
-                from: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-        {
-            try configuration.apply(configurationFileAt: found)
-        }
-        if let toleranceMs { configuration.gridTolerance = toleranceMs / 1000 }
-        if let subdivisions = try parsedSubdivisions() { configuration.subdivisions = subdivisions }
-        if let hitWindowMs { configuration.hitWindow = hitWindowMs / 1000 }
-        if assist { configuration.hitWindow = 0.300 }
-        if let maxGapBeats { configuration.maximumGapBeats = maxGapBeats }
-        if let durationToleranceMs { configuration.audioDurationTolerance = durationToleranceMs / 1000 }
-        if noAudio { configuration.checkAudio = false }
-        if let maxFindings { configuration.maximumFindingsPerRule = maxFindings == 0 ? nil : maxFindings }
+    /// The configuration: defaults, then the configuration file, then these flags (and `misalignmentMs`).
+    func configuration(misalignmentMs: Double? = nil) throws -> ValidationConfiguration {
+        let file: ConfigurationFileChoice =
+            if let configFile { .file(URL(fileURLWithPath: configFile)) } else if noConfig { .none } else {
+                .nearest(from: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            }
+        var overrides = ValidationOverrides()
+        overrides.gridTolerance = toleranceMs.map { $0 / 1000 }
+        overrides.subdivisions = try parsedSubdivisions()
+        overrides.hitWindow = assist ? HitWindow.assist.seconds : hitWindowMs.map { $0 / 1000 }
+        overrides.maximumGapBeats = maxGapBeats
+        overrides.audioDurationTolerance = durationToleranceMs.map { $0 / 1000 }
+        overrides.misalignmentTolerance = misalignmentMs.map { $0 / 1000 }
+        overrides.checkAudio = noAudio ? false : nil
+        overrides.maximumFindingsPerRule = maxFindings
+        overrides.findingsLimitName = "maxFindingsPerRule or --max-findings"
         for setting in ruleSettings {
             let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { throw ConfigurationError("--rule \(setting): expected ID=error|warning|off") }
-            try configuration.setRule(parts[0], to: parts[1], origin: "--rule")
+            overrides.rules.append(RuleSetting(id: parts[0], setting: parts[1], origin: "--rule"))
         }
-        for id in disabled { try configuration.setRule(id, to: "off", origin: "--disable") }
-        return configuration
+        overrides.rules += disabled.map { RuleSetting(id: $0, setting: "off", origin: "--disable") }
+        return try ValidationConfiguration.resolved(file: file, overrides: overrides)
     }
 }
 
@@ -127,8 +155,8 @@ struct Validate: AsyncParsableCommand {
     @Argument(help: "Map files or folders.")
     var paths: [String]
 
-    @Option(help: "Output format: text, json, junit, github or sarif.")
-    var format: ReportFormat = .text
+    @Option(help: ArgumentHelp("Output format: \(ReportFormat.list)."))
+    var format = ReportFormat(identifier: "text")
 
     @Flag(help: "Fail on warnings too.")
     var strict = false
@@ -156,15 +184,11 @@ struct Validate: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            var configuration = try rules.configuration()
-            if let misalignmentMs { configuration.misalignmentTolerance = misalignmentMs / 1000 }
-            let inspector = SndfileAudioInspector(computeOnsets: alignment)
-            let validator = Validator(configuration: configuration, audioInspector: inspector)
-            let report = try await validator.validate(paths: paths)
-            guard let reporter = Reporters.reporter(named: format.rawValue, strict: strict) else {
-                throw ConfigurationError("unknown format \(format.rawValue)")
-            }
-            Console.out(reporter.generate(report))
+            let configuration = try rules.configuration(misalignmentMs: misalignmentMs)
+            let inspector: any AudioInspector = alignment ? OnsetAudioInspector() : SndfileAudioInspector()
+            let report = try await Validator(configuration: configuration, audioInspector: inspector).validate(
+                paths: paths)
+            Console.out(try format.reporter(strict: strict).generate(report))
             if report.fails(strict: strict) { throw Exit.failure }
         } catch let error as BeatMapKit.ValidationError {
             Console.error(error.localizedDescription)
@@ -188,14 +212,21 @@ struct Rules: ParsableCommand {
         var out = markdown ? "| rule | default | finds |\n|---|---|---|\n" : ""
         for rule in RuleCatalog.descriptions {
             if markdown {
-                out += "| `\(rule.id)` | \(rule.defaultSeverity.rawValue) | \(rule.summary) |\n"
+                out += "| `\(rule.id)` | \(rule.defaultSeverity.rawValue) | \(Self.summary(rule)) |\n"
             } else {
                 out +=
                     rule.id.padding(toLength: 20, withPad: " ", startingAt: 0)
-                    + rule.defaultSeverity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0) + rule.summary
+                    + rule.defaultSeverity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
+                    + Self.summary(rule)
                     + "\n"
             }
         }
         Console.out(out)
+    }
+
+    /// The rule's summary, saying which rules need `validate --audio`.
+    @Sendable static func summary(_ rule: RuleDescription) -> String {
+        guard rule.needsOnsets, rule.summary.hasSuffix(".") else { return rule.summary }
+        return rule.summary.dropLast() + " (with --audio)."
     }
 }

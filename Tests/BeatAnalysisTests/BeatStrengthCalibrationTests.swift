@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import BeatAnalysis
+import BeatAudio
 import BeatMapKit
 import Foundation
 import TestSynth
@@ -142,7 +143,7 @@ struct BeatStrengthCalibrationTests {
     /// Checks every variant of `beats` against the onsets of the audio file at `url`; returns the
     /// readings found, by variant name.
     static func check(_ url: URL, beats: [Double], name: String) throws -> [String: Reading?] {
-        let facts = try SndfileAudioInspector(computeOnsets: true).inspect(url, computeHash: false)
+        let facts = try OnsetAudioInspector().inspect(url, computeHash: false)
         var found: [String: Reading?] = [:]
         for variant in variants {
             // A map too short to judge has no reading at all.

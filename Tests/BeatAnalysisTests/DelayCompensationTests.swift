@@ -59,8 +59,8 @@ struct DelayCompensationTests {
         let fit = try GridFitter().fit(analysis.envelope, duration: analysis.duration)
         let errors = Self.errors(found: fit.beats, truth: truth, window: 0.05)
         #expect(errors.count == truth.count)
-        #expect(
-            Self.median(errors) > 0 && Self.median(errors) < 0.003, "median residual \(Self.median(errors) * 1000) ms")
+        #expect(Self.median(errors) > 0, "median residual \(Self.median(errors) * 1000) ms")
+        #expect(Self.median(errors) < 0.003, "median residual \(Self.median(errors) * 1000) ms")
     }
 
     // Measured (2026-11): aubio's raw beats (get_last) come 1.1 hop early on clicks. After compensation
@@ -84,7 +84,9 @@ struct DelayCompensationTests {
     @Test("files at every rate are analysed at 22 050 Hz with a hop of 256 samples (≈ 11.6 ms)")
     func analysisFrame() throws {
         let frame = AnalysisFrame.analysis
-        #expect(frame.sampleRate == 22_050 && frame.hopSize == 256 && frame.bufferSize == 512)
+        #expect(frame.sampleRate == 22_050)
+        #expect(frame.hopSize == 256)
+        #expect(frame.bufferSize == 512)
         #expect(abs(frame.hopDuration / AnalysisFrame.referenceHopDuration - 1) < 1e-12)
         for rate in [8_000, 22_050, 44_100, 48_000, 96_000] {
             let (track, _) = TestTracks.clicks(bpm: 120, duration: 3, sampleRate: rate)

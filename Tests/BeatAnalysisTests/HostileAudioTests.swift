@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import BeatAnalysis
+import BeatAudio
+import BeatMapKit
 import Foundation
 import Testing
 
@@ -64,8 +66,10 @@ struct HostileAudioTests {
                 return
             }
         }
-        #expect(reader.sampleRate >= 1 && reader.sampleRate <= AudioFileReader.maximumSampleRate)
-        #expect(reader.channels >= 1 && reader.channels <= AudioFileReader.maximumChannels)
+        #expect(reader.sampleRate >= 1)
+        #expect(reader.sampleRate <= AudioFileReader.maximumSampleRate)
+        #expect(reader.channels >= 1)
+        #expect(reader.channels <= AudioFileReader.maximumChannels)
         let frames: Int
         do {
             frames = try Self.readAll(reader)

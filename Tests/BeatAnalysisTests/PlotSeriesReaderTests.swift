@@ -35,8 +35,10 @@ struct PlotSeriesReaderTests {
         let clicks = [0.5, 1.25, 2.0]
         let series = try withTrack(Self.clickTrack(clicks: clicks)) { try PlotSeriesReader(columns: 300).read($0) }
         #expect(series.columns == 300)
-        #expect(series.onsetStrength.count == 300)
-        #expect(abs(series.duration - 3) < 1e-9 && series.from == 0 && series.to == series.duration)
+        try #require(series.onsetStrength.count == 300)
+        #expect(abs(series.duration - 3) < 1e-9)
+        #expect(series.from == 0)
+        #expect(series.to == series.duration)
         let columnSeconds = 3.0 / 300
         for click in clicks {
             let column = Int((click / columnSeconds).rounded())
@@ -49,7 +51,8 @@ struct PlotSeriesReaderTests {
         }
         // Silence between clicks stays flat.
         let quiet = Int(0.9 / columnSeconds)
-        #expect(series.maxima[quiet] == 0 && series.minima[quiet] == 0)
+        #expect(series.maxima[quiet] == 0)
+        #expect(series.minima[quiet] == 0)
         let strongest = series.onsetStrength.max() ?? 0
         #expect(series.onsetStrength[quiet] < strongest * 0.05)
     }
@@ -59,7 +62,8 @@ struct PlotSeriesReaderTests {
         let series = try withTrack(Self.clickTrack(clicks: [0.5, 1.25, 2.0])) {
             try PlotSeriesReader(columns: 100).read($0, from: 1.0, to: 1.5)
         }
-        #expect(series.from == 1.0 && series.to == 1.5)
+        #expect(series.from == 1.0)
+        #expect(series.to == 1.5)
         let column = Int((1.25 - 1.0) / 0.005)
         #expect(series.maxima[column] > 0.5)
         #expect(series.maxima[10] == 0)
@@ -86,7 +90,7 @@ struct PlotSeriesReaderTests {
         #expect {
             _ = try PlotSeriesReader().read(url)
         } throws: { error in
-            (error as? LocalizedError)?.errorDescription?.contains("text.wav") == true
+            (error as? any LocalizedError)?.errorDescription?.contains("text.wav") == true
         }
     }
 }

@@ -14,8 +14,10 @@ struct BeatMapSummaryTests {
         #expect(summary.tempo.map(\.bpm) == [100, 150])
         #expect(summary.tempo.map(\.beatCount) == [30, 40])
         #expect(summary.tempo.map(\.beatsPerBar) == [3, 4])
-        #expect(summary.tempo[0].from == 0 && summary.tempo[1].to == map.audio.duration)
-        #expect(summary.firstBeat == map.beats.first && summary.lastBeat == map.beats.last)
+        #expect(summary.tempo[0].from == 0)
+        #expect(summary.tempo[1].to == map.audio.duration)
+        #expect(summary.firstBeat == map.beats.first)
+        #expect(summary.lastBeat == map.beats.last)
         let span = map.beats[map.beats.count - 1] - map.beats[0]
         #expect(abs((summary.coverage ?? 0) - span / map.audio.duration) < 1e-12)
         #expect(abs((summary.minimumInterval ?? 0) - 0.4) < 1e-9)
@@ -64,7 +66,9 @@ struct BeatMapSummaryTests {
     func empty() {
         let summary = BeatMapSummary(
             map: BeatMap(audio: AudioReference(duration: 3), beats: []), path: "m", report: FileReport(path: "m"))
-        #expect(summary.firstBeat == nil && summary.coverage == nil && summary.medianInterval == nil)
+        #expect(summary.firstBeat == nil)
+        #expect(summary.coverage == nil)
+        #expect(summary.medianInterval == nil)
         #expect(summary.tempo.isEmpty)
         #expect(summary.text.contains("tempo      none"))
     }

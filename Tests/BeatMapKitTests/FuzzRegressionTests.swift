@@ -31,8 +31,8 @@ struct FuzzRegressionTests {
             let audio = selector & 8 != 0 ? AudioFacts(duration: 8, sampleRate: 44_100) : nil
             let file = Validator(configuration: configuration).validate(bytes: bytes, path: name, audio: audio)
             for finding in file.findings {
-                #expect(
-                    (1...lines).contains(finding.location.line) && finding.location.column >= 1, "\(name): \(finding)")
+                #expect((1...lines).contains(finding.location.line), "\(name): \(finding)")
+                #expect(finding.location.column >= 1, "\(name): \(finding)")
             }
             let report = ValidationReport(files: [file])
             for type in Reporters.all {

@@ -46,7 +46,7 @@ struct ImportFuzzRegressionTests {
             }
         case .swift, .sm, .ssc, .osu, .jams, .midi, .chart, .csharp, .gdscript:
             files = [("fuzz.\(format.fileExtension)", content)]
-        case .audacity, .sonicVisualiser, .csv, .txt:
+        default:  // audacity, sonic-visualiser, csv, txt: extensions they share
             files = [("fuzz-\(format.rawValue).\(format.fileExtension)", content)]
         }
         return Selection(format: format, options: options, files: files)

@@ -76,7 +76,8 @@ struct MutationTests {
             let lines = bytes.count { $0 == UInt8(ascii: "\n") } + 1
             for finding in report.findings {
                 #expect(known.contains(finding.ruleID))
-                #expect(finding.location.line >= 1 && finding.location.line <= lines)
+                #expect(finding.location.line >= 1)
+                #expect(finding.location.line <= lines)
                 #expect(!finding.message.isEmpty)
             }
             findingsSeen += report.findings.count

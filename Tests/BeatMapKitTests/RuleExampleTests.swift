@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
+public import BeatMapKit
 import Foundation
-import Testing
+public import Testing
 
 /// Runs every rule's own examples: triggering examples must produce the rule (at the stated beat
 /// indices), non-triggering examples must not.

@@ -2,6 +2,7 @@
 
 import BeatMapKit
 import Foundation
+import TestSynth
 import Testing
 
 /// Compiles Swift exports with the real `swiftc` and runs them.
@@ -19,28 +20,8 @@ struct SwiftExportCompileTests {
 
     /// Runs `executable arguments…` and returns its status and standard output.
     func run(_ executable: URL, _ arguments: [String]) throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let group = DispatchGroup()
-        nonisolated(unsafe) var errData = Data()  // written by one queue task, read after group.wait()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outData, as: UTF8.self),
-            String(decoding: errData, as: UTF8.self)
-        )
+        let result = try Subprocess.run(executable, arguments)
+        return (result.status, result.stdout, result.stderr)
     }
 
     /// Compiles `generated` with `main` and returns what the program prints.

@@ -11,7 +11,7 @@ struct ValidatorTests {
     }
 
     @Test("findings point at the offending element's line and column")
-    func locations() {
+    func locations() throws {
         let text = """
             {
               "version": 1,
@@ -26,7 +26,7 @@ struct ValidatorTests {
             }
             """
         let report = validate(text)
-        #expect(report.findings.count == 1)
+        try #require(report.findings.count == 1)
         let finding = report.findings[0]
         #expect(finding.ruleID == "off-grid")
         #expect(finding.beatIndex == 2)
@@ -52,11 +52,11 @@ struct ValidatorTests {
     }
 
     @Test("without a tempo map the validator infers one and says which")
-    func inferredTempo() {
+    func inferredTempo() throws {
         let report = validate(
             "{ \"version\": 1, \"audio\": { \"duration\": 10 }, \"beats\": [1.0, 1.5, 2.0, 2.5, 3.0, 3.5] }")
         #expect(report.findings.isEmpty)
-        #expect(report.notes.count == 1)
+        try #require(report.notes.count == 1)
         #expect(report.notes[0].contains("120 BPM"))
         #expect(report.notes[0].contains("inferred"))
     }
@@ -126,12 +126,12 @@ struct ValidatorTests {
     }
 
     @Test("a rule's findings beyond the limit are summed up in one finding that counts them")
-    func findingsPerRuleLimit() {
+    func findingsPerRuleLimit() throws {
         // 1,000 beats at 1.0 s: 999 duplicates.
         let text = Self.map(beats: Array(repeating: "1.0", count: 1000))
         let report = validate(text, configuration: ValidationConfiguration().with { $0.maximumFindingsPerRule = 100 })
         let duplicates = report.findings.filter { $0.ruleID == "duplicate-beat" }
-        #expect(duplicates.count == 101)
+        try #require(duplicates.count == 101)
         #expect(duplicates.prefix(100).map(\.beatIndex) == (1...100).map { Optional($0) })
         #expect(duplicates.prefix(100).allSatisfy { $0.count == 1 })
         let summary = duplicates[100]

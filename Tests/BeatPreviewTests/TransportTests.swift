@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatAnalysis
+import BeatAudio
 import BeatMapKit
 import BeatPreview
 import Foundation

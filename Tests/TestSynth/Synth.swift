@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A deterministic pseudo-random generator (SplitMix64), so synthesised fixtures are identical on
 /// every run and platform.

@@ -16,7 +16,8 @@ struct PlotCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let svg = try String(contentsOf: folder.appendingPathComponent("plot.svg"), encoding: .utf8)
         #expect(svg.hasPrefix("<svg "))
-        #expect(svg.contains("128 BPM · 4/bar") && svg.contains("150 BPM · 4/bar"))
+        #expect(svg.contains("128 BPM · 4/bar"))
+        #expect(svg.contains("150 BPM · 4/bar"))
         // 72 beats in bars of 4: 18 downbeats.
         #expect(svg.components(separatedBy: "stroke=\"#c62828\" stroke-width=\"2\"").count - 1 == 18)
         #expect(svg.contains(">0:30<"))
@@ -30,12 +31,15 @@ struct PlotCommandTests {
         try Data("keep".utf8).write(to: folder.appendingPathComponent("plot.svg"))
         let exists = try CLI.run(["plot", Self.audio, Self.map, "-o", "plot.svg"], in: folder)
         #expect(exists.status == 1)
-        #expect(exists.stderr.contains("plot.svg") && exists.stderr.contains("--force"))
+        #expect(exists.stderr.contains("plot.svg"))
+        #expect(exists.stderr.contains("--force"))
         #expect(try String(contentsOf: folder.appendingPathComponent("plot.svg"), encoding: .utf8) == "keep")
         let badTime = try CLI.run(["plot", Self.audio, Self.map, "-o", "z.svg", "--from", "1:xx"], in: folder)
-        #expect(badTime.status != 0 && badTime.stderr.contains("--from"))
+        #expect(badTime.status != 0)
+        #expect(badTime.stderr.contains("--from"))
         let outside = try CLI.run(["plot", Self.audio, Self.map, "-o", "z.svg", "--from", "5:00"], in: folder)
-        #expect(outside.status == 1 && outside.stderr.contains("nothing to plot"))
+        #expect(outside.status == 1)
+        #expect(outside.stderr.contains("nothing to plot"))
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("z.svg").path))
     }
 

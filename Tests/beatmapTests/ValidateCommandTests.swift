@@ -30,7 +30,7 @@ struct ValidateCommandTests {
             seen[name] = findings.map { ($0["rule"] as? String ?? "", $0["index"] as? Int, $0["line"] as? Int ?? 0) }
             #expect(Set(findings.compactMap { $0["rule"] as? String }) == [name], "\(name)")
         }
-        #expect(seen.count == 11)
+        try #require(seen.count == 11)
         #expect(seen["non-finite"]?.map(\.index) == [2])
         #expect(seen["non-monotonic"]?.map(\.index) == [3])
         #expect(seen["non-monotonic"]?.map(\.line) == [11])
@@ -127,7 +127,7 @@ struct ValidateCommandTests {
             to: folder.appendingPathComponent("deep.beatmap.json"))
         // A sparse file over the 128 MiB limit: refused from its size, never read into memory.
         let huge = folder.appendingPathComponent("huge.beatmap.json")
-        FileManager.default.createFile(atPath: huge.path, contents: Data("{".utf8))
+        _ = FileManager.default.createFile(atPath: huge.path, contents: Data("{".utf8))
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: 129 * 1024 * 1024)
         try handle.close()

@@ -24,7 +24,9 @@ so the corpus is usable while later parts build.
 
 The split, by song (a warped, variant or long track is in its source song's split). The rule, applied
 once before any tuning to the songs each part had: within each group of songs (synthetic; hydrogen;
-lmms; our own General-MIDI songs, midi/gm-*; the OpenMSX songs, midi/openmsx-*; nonmusic), sort the song ids
+lmms; our own General-MIDI songs, midi/gm-*; our 3/4, 6/8 and pickup songs added for the bar estimate,
+midi/meter-*, a group of their own so the older groups' split stays as it was; the OpenMSX songs,
+midi/openmsx-*; nonmusic), sort the song ids
 and put every third one, starting with the first (sorted positions 0, 3, 6, ...), in validation: at
 least a third of each group. The resulting ids are written out below in VALIDATION, which is what
 decides; every other song is train. A song added later is train until someone adds it here by the
@@ -70,6 +72,9 @@ VALIDATION = [
     "midi/gm-rock-120",
     "midi/gm-step-120-140",
     "midi/gm-swing-150",
+    "midi/meter-ballad-pickup3-80",
+    "midi/meter-jazzwaltz-132",
+    "midi/meter-sixeight-pickup-168",
     "midi/openmsx-5432gone-redfarn",
     "midi/openmsx-busy-schedule",
     "midi/openmsx-chuggachugga",
@@ -99,6 +104,8 @@ VALIDATION = [
 def group(song):
     part, name = song.split("/", 1)
     if part == "midi":
+        if name.startswith("meter-"):
+            return "midi/meter"
         return "midi/openmsx" if name.startswith("openmsx-") else "midi/gm"
     return part
 
@@ -171,7 +178,8 @@ def manifest():
     validation = set(VALIDATION)
     for t in tracks:
         t["split"] = "validation" if t["song"] in validation else "train"
-    keys = ["path", "part", "song", "split", "kind", "beats", "drums", "meter", "bpm", "source", "warp", "encoding"]
+    keys = ["path", "part", "song", "split", "kind", "beats", "drums", "meter", "bpm", "source", "warp", "encoding",
+            "downbeats"]
     tracks = [{k: t.get(k) for k in keys} for t in tracks]
     missing = [t["path"] for t in tracks if not os.path.exists(os.path.join(cl.CORPUS, t["path"]))]
     if missing:

@@ -206,11 +206,13 @@ def read_drums(path):
         return [(float(a), b) for a, b in (line.split() for line in f if line.strip())]
 
 
-def entry(path, part, song, kind, beats, drums=None, meter=4, bpm=None, source=None, warp=None, encoding=None):
-    """A manifest entry (without the split), paths relative to corpus/."""
+def entry(path, part, song, kind, beats, drums=None, meter=4, bpm=None, source=None, warp=None, encoding=None,
+          downbeats=None):
+    """A manifest entry (without the split), paths relative to corpus/. `downbeats`: the truth file of
+    the beats at bar position 1 (NAME.downbeats), or None where the bars are not known."""
     return {"path": path, "part": part, "song": song, "kind": kind, "beats": beats, "drums": drums,
             "meter": meter, "bpm": None if bpm is None else round(float(bpm), 4), "source": source,
-            "warp": warp, "encoding": encoding}
+            "warp": warp, "encoding": encoding, "downbeats": downbeats}
 
 
 def write_index(part, entries):

@@ -12,7 +12,7 @@ click nor move a beat. The track is cut after a whole number of beats: 2,800 (20
 
     python3 tools/corpus/make-long.py [--force]
 
-Writes corpus/long/NAME.flac and NAME.beats, corpus/long/index.json. Needs flac.
+Writes corpus/long/NAME.flac, NAME.beats and NAME.downbeats, corpus/long/index.json. Needs flac.
 """
 import os
 import subprocess
@@ -70,8 +70,10 @@ def main(argv):
                 raise SystemExit("long: flac failed")
             os.replace(out + ".part", out)
         cl.write_times(os.path.join(folder, stem + ".beats"), [k * PERIOD / cl.RATE for k in range(beats)])
+        # The loop starts on a bar line and is whole bars of 4/4 long: every fourth beat is a downbeat.
+        cl.write_times(os.path.join(folder, stem + ".downbeats"), [k * PERIOD / cl.RATE for k in range(0, beats, 4)])
         entries.append(cl.entry(f"long/{stem}.flac", "long", SOURCE, "long", f"long/{stem}.beats", None, 4, BPM,
-                                source=src["path"]))
+                                source=src["path"], downbeats=f"long/{stem}.downbeats"))
         cl.log(f"long: {stem}.flac: {beats} beats, {total / cl.RATE / 60:.1f} min")
     cl.write_index("long", entries)
 

@@ -28,8 +28,9 @@ check-timing.py verifies the model against rendered clicks to the frame. NAME.dr
 timed the same way, plus the drum sample's own attack delay (corpuslib.fluid_drum_attacks).
 
     python3 tools/corpus/make-midi.py [--force] [--only NAME,...] [--jobs N]   # N renders at once (2)
+    python3 tools/corpus/make-midi.py --truth-only   # only the truth files and index: no render
 
-Writes corpus/midi/NAME.wav, .beats, .drums, corpus/midi/mid/NAME.mid (our songs' MIDI files) and
+Writes corpus/midi/NAME.wav, .beats, .downbeats, .drums, corpus/midi/mid/NAME.mid (our songs' MIDI files) and
 corpus/midi/index.json. Needs fluidsynth, fluid-soundfont-gm, openttd-openmsx (Debian), mido and
 numpy (PyPI; mido is pip-installed if missing).
 """
@@ -217,6 +218,9 @@ GROOVES = {
     "waltz": {KICK: "x.....", SNARE: "..o.o.", HAT: "x.x.x."},
     "sixeight": {KICK: "x.....", SNARE: "...x..", HAT: "x-xx-x"},
     "sixeight-soft": {KICK: "x.....", STICK: "...x..", RIDE: "x-x-x-"},
+    "jazzwaltz": {RIDE: "x.-x.-x.-", PEDAL: "...x..x..", KICK: "o........"},
+    "waltz-rock": {KICK: "x.....", SNARE: "..x.x.", HAT: "x-x-x-"},
+    "sixeight-rock": {KICK: "x.x...", SNARE: "...X..", HAT: "xxxxxx"},
 }
 
 
@@ -513,6 +517,22 @@ def lead_bar(song, t0, name, b, mode):
 
 
 # ---------------------------------------------------------------- the songs
+def pickup(song, beats, chord_name, drums=True, lead_from=None):
+    """An anacrusis: the last `beats` beats of bar 0 (a bar that starts with rests, as a MIDI file
+    writes a pickup), a fill on the drums and a walk up in the bass and the lead; the song's first full
+    bar follows."""
+    t0 = song.bar - beats * song.unit
+    pc, iv = chord(chord_name)
+    root = near(pc, 28)
+    for i in range(beats):
+        t = t0 + i * song.unit
+        if drums:
+            song.hit(t, SNARE if i % 2 == 0 else TOMS[min(5, 2 + i)], 90 + 8 * i)
+        song.note(BASS, t, song.unit - 30, root - 2 * (beats - i), 96)
+        song.note(LEAD, t, song.unit - 30, near(pc, lead_from or 64) - 2 * (beats - i), 90)
+    song.pos = song.bar
+
+
 def ritardando(song, bars, a, b, per=PPQ // 2):
     """Tempo events every `per` ticks over `bars` bars from song.pos, from `a` falling (or rising) to `b`."""
     n = bars * song.bar // per
@@ -851,6 +871,119 @@ def songs():
         s.ending("G")
         return s
 
+    # Songs in 3/4 and 6/8 and songs that start with a pickup, for the bar estimate (group midi/meter in
+    # build.py's split rule).
+    @song("meter-waltz-pickup-168")
+    def _():
+        s = Song("meter-waltz-pickup-168", 201, 168, 3, 4)
+        s.jitter = {COMP: 6, LEAD: 6}
+        s.program(BASS, 32), s.program(COMP, 0, 85), s.program(LEAD, 73, 90), s.program(DRUMS, 0)
+        pickup(s, 1, "G")
+        prog = ["G", "G", "D7", "D7", "D7", "D7", "G", "G", "C", "C", "G", "G", "D7", "D7", "G", "G"]
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("waltz", 8), lead=True)
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("waltz-rock", 8), lead=True)
+        s.section(8, ["C", "C", "G", "G", "D7", "D7", "G", "G"], bass="waltz", comp="waltz", drums=("waltz", 4))
+        s.ending("G", beats=3)
+        return s
+
+    @song("meter-country-pickup2-150")
+    def _():
+        s = Song("meter-country-pickup2-150", 202, 150, 3, 4)
+        s.jitter = {LEAD: 6}
+        s.program(BASS, 33), s.program(COMP, 25, 90), s.program(LEAD, 22, 85), s.program(DRUMS, 32)
+        pickup(s, 2, "D")
+        prog = ["D", "D", "A", "A", "G", "G", "D", "A"]
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("waltz-rock", 8), lead=True)
+        s.section(8, ["G", "G", "D", "D", "A", "A", "D", "D"], bass="waltz", comp="waltz", drums=("waltz", 4))
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("waltz-rock", 8), lead="busy")
+        s.ending("D", beats=3)
+        return s
+
+    @song("meter-jazzwaltz-132")
+    def _():
+        s = Song("meter-jazzwaltz-132", 203, 132, 3, 4)
+        s.jitter = {COMP: 8, LEAD: 8}
+        s.program(BASS, 32), s.program(COMP, 4, 80), s.program(LEAD, 65, 85), s.program(DRUMS, 32)
+        prog = ["Dm7", "Dm7", "G7", "G7", "Cmaj7", "Cmaj7", "A7", "A7"]
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("jazzwaltz", 8))
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("jazzwaltz", 8), lead=True)
+        s.section(16, ["Fmaj7", "Fmaj7", "Em7", "A7", "Dm7", "G7", "Cmaj7", "Cmaj7"], bass="waltz", comp="waltz",
+                  drums=("jazzwaltz", 8), lead=True)
+        s.ending("Cmaj7", beats=3)
+        return s
+
+    @song("meter-waltz-slow-96")
+    def _():
+        s = Song("meter-waltz-slow-96", 204, 96, 3, 4)
+        s.jitter = {COMP: 6, LEAD: 8}
+        s.program(BASS, 42), s.program(COMP, 46, 85), s.program(LEAD, 40, 90), s.program(DRUMS, 40), s.program(PAD, 48, 60)
+        prog = ["Am", "Am", "E7", "E7", "E7", "E7", "Am", "Am", "Dm", "Dm", "Am", "Am", "E7", "E7", "Am", "Am"]
+        s.section(16, prog, bass="waltz", comp="waltz", pad=4)
+        s.section(16, prog, bass="waltz", comp="waltz", drums=("waltz", 8), lead=True)
+        s.ending("Am", beats=3)
+        return s
+
+    @song("meter-folk-sixeight-120")
+    def _():
+        s = Song("meter-folk-sixeight-120", 205, 60, 6, 8)  # quarter 60: eighths (the beats) 120
+        s.jitter = {COMP: 6, LEAD: 8}
+        s.program(BASS, 32), s.program(COMP, 24, 95), s.program(LEAD, 73, 90), s.program(DRUMS, 40)
+        prog = ["D", "G", "D", "A", "D", "G", "A", "D"]
+        s.section(8, prog, comp="sixeight-arp", bass="sixeight", drums=("sixeight-soft", 4))
+        s.section(8, prog, comp="sixeight-arp", bass="sixeight", drums=("sixeight", 4), lead=True)
+        s.section(8, ["Bm", "G", "D", "A"], comp="sixeight-arp", bass="sixeight", drums=("sixeight", 8), lead=True)
+        s.ending("D", beats=6)
+        return s
+
+    @song("meter-sixeight-pickup-168")
+    def _():
+        s = Song("meter-sixeight-pickup-168", 206, 84, 6, 8)  # eighths 168, dotted quarter 56
+        s.jitter = {LEAD: 6}
+        s.program(BASS, 34), s.program(COMP, 29, 90), s.program(LEAD, 30, 80), s.program(DRUMS, 16)
+        pickup(s, 2, "E5")
+        prog = ["E5", "C5", "D5", "E5"]
+        s.section(8, prog, comp="sixeight-arp", bass="sixeight", drums=("sixeight-rock", 4))
+        s.section(8, prog, comp="sixeight-arp", bass="sixeight", drums=("sixeight-rock", 8), lead=True)
+        s.section(8, ["A5", "C5", "D5", "E5"], comp="sixeight-arp", bass="sixeight", drums=("sixeight", 4), lead=True)
+        s.ending("E5", beats=6)
+        return s
+
+    @song("meter-rock-pickup-112")
+    def _():
+        s = Song("meter-rock-pickup-112", 207, 112)
+        s.program(BASS, 34), s.program(COMP, 29, 90), s.program(LEAD, 30, 85), s.program(DRUMS, 16)
+        pickup(s, 1, "A5")
+        s.section(8, ["A5", "F5", "G5", "A5"], drums=("rock", 4), comp="power8", bass="root8")
+        s.section(8, ["D5", "A5", "E5", "A5"], drums=("rock-busy", 8), comp="powerhold", bass="root8", lead=True)
+        s.section(8, ["A5", "F5", "G5", "A5"], drums=("rock", 4), comp="power8", bass="rock", lead=True)
+        s.ending("A5")
+        return s
+
+    @song("meter-pop-pickup2-96")
+    def _():
+        s = Song("meter-pop-pickup2-96", 208, 96)
+        s.jitter = {LEAD: 6}
+        s.program(BASS, 33), s.program(COMP, 0, 85), s.program(LEAD, 80, 70), s.program(DRUMS, 0)
+        pickup(s, 2, "C", drums=False, lead_from=67)
+        s.section(8, ["C", "Am", "F", "G"], drums=("ballad-full", 8), comp="arp8", bass="root8", lead=True)
+        s.section(8, ["F", "G", "C", "Am"], drums=("rock", 4), comp="strum", bass="root8", lead=True)
+        s.section(8, ["C", "Am", "F", "G"], drums=("ballad-full", 8), comp="arp8", bass="root8", lead=True)
+        s.ending("C")
+        return s
+
+    @song("meter-ballad-pickup3-80")
+    def _():
+        s = Song("meter-ballad-pickup3-80", 209, 80)
+        s.jitter = {COMP: 6, LEAD: 8}
+        s.program(BASS, 33), s.program(COMP, 0, 90), s.program(LEAD, 40, 90), s.program(DRUMS, 0), s.program(PAD, 48, 60)
+        pickup(s, 3, "F", drums=False, lead_from=65)
+        prog = ["F", "Dm", "Bb", "C"]
+        s.section(8, prog, comp="ballad-piano", bass="half", lead=True, pad=2)
+        s.section(8, prog, drums=("ballad", 4), comp="ballad-piano", bass="root8", lead=True)
+        s.section(8, ["Bb", "C", "F", "Dm"], drums=("ballad-full", 4), comp="ballad-piano", bass="root8", lead=True)
+        s.ending("F")
+        return s
+
     return out
 
 
@@ -859,8 +992,10 @@ DRUM_KEYS = {35: "kick", 36: "kick", 38: "snare", 40: "snare"}
 
 
 def midi_truth(path, attacks):
-    """Ground truth of a MIDI file as rendered by fluidsynth at 44.1 kHz: dict with beats (s), drums
-    [(s, kind)], bpm (of the beat grid at the first beat), meter, kind (constant|tempo-change).
+    """Ground truth of a MIDI file as rendered by fluidsynth at 44.1 kHz: dict with beats (s), downbeats
+    (the beats at bar position 1: every `numerator`-th beat from each time signature's tick, as a MIDI
+    file counts its bars; a pickup is the end of a bar that starts with rests), drums [(s, kind)], bpm
+    (of the beat grid at the first beat), meter, kind (constant|tempo-change).
     A drum hit's time is where its sound starts: the frame the player starts the note plus the
     sample's own attack delay, `attacks[key]` (corpuslib.fluid_drum_attacks)."""
     mid = mido.MidiFile(path)
@@ -885,7 +1020,7 @@ def midi_truth(path, attacks):
     if sigs[0][0] > 0:
         sigs.insert(0, (0, 4, 4))
     first, last = min(ons), max(offs + ons)
-    beat_ticks, beat_sig = [], []
+    beat_ticks, beat_sig, beat_down = [], [], []
     for i, (start, num, den) in enumerate(sigs):
         end = sigs[i + 1][0] if i + 1 < len(sigs) else last + 1
         unit = ppq * 4 / den
@@ -893,6 +1028,7 @@ def midi_truth(path, attacks):
         while start + k * unit < end:
             beat_ticks.append(start + k * unit)
             beat_sig.append((num, den))
+            beat_down.append(k % num == 0)  # bars start at each time signature's tick
             k += 1
     beat_ticks = np.array(beat_ticks)
     lo = np.searchsorted(beat_ticks, first, side="right") - 1
@@ -900,6 +1036,7 @@ def midi_truth(path, attacks):
     idx = range(max(0, lo), hi)
     ticks = [int(round(beat_ticks[i])) for i in idx]
     frames = cl.fluid_event_frames(ppq, tempos, ticks)
+    down = [beat_down[i] for i in idx]
     dframes = cl.fluid_event_frames(ppq, tempos, [t for t, _ in drums]) if drums else []
     # The tempo (and meter) at the first beat; tempo-change if another tempo acts inside the grid.
     tempo_at = lambda t: ([us for tt, us in tempos if tt <= t] or [500000])[-1]
@@ -909,6 +1046,7 @@ def midi_truth(path, attacks):
     dens = {beat_sig[i][1] for i in idx}
     return {
         "beats": frames / cl.RATE,
+        "downbeats": [f / cl.RATE for f, d in zip(frames, down) if d],
         "drums": [(f / cl.RATE + attacks[key], DRUM_KEYS[key]) for f, (_, key) in zip(dframes, drums)],
         "bpm": 60e6 / us0 * den / 4,
         "meter": num,
@@ -930,6 +1068,7 @@ def render(mid_path, wav_path):
 
 def main(argv):
     force = "--force" in argv
+    truth_only = "--truth-only" in argv  # rewrite the truth files and index of the songs rendered, no render
     workers = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 2
     only = None
     if "--only" in argv:
@@ -959,7 +1098,7 @@ def main(argv):
                     os.replace(tmp, mid_path)
                 else:
                     os.remove(tmp)
-            if force or changed or not os.path.exists(wav):
+            if not truth_only and (force or changed or not os.path.exists(wav)):
                 todo.append((name, mid_path, wav))
 
     def run(job):
@@ -981,12 +1120,13 @@ def main(argv):
         duration = cl.wav_duration(wav)
         beats = [b for b in truth["beats"] if b < duration]
         cl.write_times(os.path.join(folder, name + ".beats"), beats)
+        cl.write_times(os.path.join(folder, name + ".downbeats"), [b for b in truth["downbeats"] if b < duration])
         drums = None
         if truth["drums"]:
             cl.write_drums(os.path.join(folder, name + ".drums"), truth["drums"])
             drums = f"midi/{name}.drums"
         entries.append(cl.entry(f"midi/{name}.wav", "midi", f"midi/{name}", truth["kind"], f"midi/{name}.beats",
-                                drums, truth["meter"], truth["bpm"]))
+                                drums, truth["meter"], truth["bpm"], downbeats=f"midi/{name}.downbeats"))
         cl.log(f"midi [{i + 1}/{len(jobs)}] {name}: {truth['kind']}, {truth['bpm']:.2f} BPM, meter {truth['meter']}, "
                f"{len(beats)} beats, {duration:.1f} s")
     cl.write_index("midi", entries)

@@ -13,7 +13,7 @@ mpg123 for MP3) and measures them against the source's times.
 
     python3 tools/corpus/make-variants.py [--force]
 
-Writes corpus/variants/SONG-CODEC-RATE-CHANNELS.{ogg,flac,mp3} with .beats (and .drums) beside each,
+Writes corpus/variants/SONG-CODEC-RATE-CHANNELS.{ogg,flac,mp3} with .beats (and .drums, .downbeats) beside each,
 and corpus/variants/index.json. Needs sox, vorbis-tools, flac, lame (and mpg123 for the check).
 """
 import os
@@ -57,6 +57,12 @@ def decode(path, wav):
         subprocess.run(["sox", path, wav], check=True)
 
 
+def copy(src, dst):
+    """Copies to a new file renamed over `dst` (never into `dst` in place: it may be a hard link)."""
+    shutil.copyfile(src, dst + ".tmp")
+    os.replace(dst + ".tmp", dst)
+
+
 def main(argv):
     force = "--force" in argv
     folder = cl.part_dir("variants")
@@ -77,14 +83,19 @@ def main(argv):
             out = os.path.join(folder, f"{stem}.{codec}")
             if force or not os.path.exists(out):
                 encode(os.path.join(cl.CORPUS, src["path"]), out, rate, channels, codec)
-            shutil.copyfile(os.path.join(cl.CORPUS, src["beats"]), os.path.join(folder, stem + ".beats"))
+            copy(os.path.join(cl.CORPUS, src["beats"]), os.path.join(folder, stem + ".beats"))
             drums = None
             if src.get("drums"):
-                shutil.copyfile(os.path.join(cl.CORPUS, src["drums"]), os.path.join(folder, stem + ".drums"))
+                copy(os.path.join(cl.CORPUS, src["drums"]), os.path.join(folder, stem + ".drums"))
                 drums = f"variants/{stem}.drums"
+            downbeats = None
+            if src.get("downbeats"):
+                copy(os.path.join(cl.CORPUS, src["downbeats"]), os.path.join(folder, stem + ".downbeats"))
+                downbeats = f"variants/{stem}.downbeats"
             entries.append(cl.entry(f"variants/{stem}.{codec}", "variants", song, "variant", f"variants/{stem}.beats",
                                     drums, src["meter"], src["bpm"], source=src["path"],
-                                    encoding={"rate": rate, "channels": channels, "codec": codec}))
+                                    encoding={"rate": rate, "channels": channels, "codec": codec},
+                                    downbeats=downbeats))
             cl.log(f"variants [{n}/{len(SONGS) * len(COMBOS)}] {stem}.{codec}")
     cl.write_index("variants", entries)
 

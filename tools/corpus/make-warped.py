@@ -19,7 +19,7 @@ that with the every-third validation rule of build.py each type falls in both sp
 
     python3 tools/corpus/make-warped.py [--force] [--jobs N]
 
-Writes corpus/warped/SONG-WARP.wav (44.1 kHz 16-bit stereo), .beats, .drums (where the source has
+Writes corpus/warped/SONG-WARP.wav (44.1 kHz 16-bit stereo), .beats, .downbeats, .drums (where the source has
 one) and corpus/warped/index.json. rubberband's output was checked byte-identical across runs.
 """
 import os
@@ -85,8 +85,13 @@ def main(argv):
             times = cl.map_times(keys, [t for t, _ in hits])
             cl.write_drums(os.path.join(folder, stem + ".drums"), list(zip(times, [k for _, k in hits])))
             drums = f"warped/{stem}.drums"
+        downbeats = None
+        if src.get("downbeats"):
+            times = cl.map_times(keys, cl.read_times(os.path.join(cl.CORPUS, src["downbeats"])))
+            cl.write_times(os.path.join(folder, stem + ".downbeats"), times)
+            downbeats = f"warped/{stem}.downbeats"
         entries.append(cl.entry(f"warped/{stem}.wav", "warped", src["song"], "warped", f"warped/{stem}.beats",
-                                drums, src["meter"], src["bpm"], source=src["path"], warp=kind))
+                                drums, src["meter"], src["bpm"], source=src["path"], warp=kind, downbeats=downbeats))
 
     def run(job):
         stem, wav, src_wav, keys, total = job
@@ -103,8 +108,10 @@ def main(argv):
     # Trim beats past the end of each warped file (a warp can only shorten or lengthen the song).
     for e in entries:
         duration = cl.wav_duration(os.path.join(cl.CORPUS, e["path"]))
-        path = os.path.join(cl.CORPUS, e["beats"])
-        cl.write_times(path, [b for b in cl.read_times(path) if b < duration])
+        for key in ("beats", "downbeats"):
+            if e.get(key):
+                path = os.path.join(cl.CORPUS, e[key])
+                cl.write_times(path, [b for b in cl.read_times(path) if b < duration])
     cl.write_index("warped", entries)
     by_type = {}
     for src, kind, i in jobs:

@@ -22,7 +22,9 @@ Projects with no steady beat are excluded only if obviously so (EXCLUDE below, w
 
     python3 tools/corpus/render-lmms.py [--force] [--jobs N]     # N renders at once (2)
 
-Writes corpus/lmms/NAME.wav, NAME.beats and corpus/lmms/index.json. Deterministic: see README.md.
+Writes corpus/lmms/NAME.wav, NAME.beats, NAME.downbeats (the beats at bar position 1: LMMS's bars
+start at tick 0, `meter` beats each) and corpus/lmms/index.json. Rewrites only the truth of projects
+already rendered (no --force): that is the truth-only step. Deterministic: see README.md.
 """
 import glob
 import math
@@ -223,9 +225,12 @@ def main(argv):
             beats.append(k * unit * seconds_per_tick)
             k += 1
         cl.write_times(os.path.join(folder, name + ".beats"), beats)
+        # LMMS's bars start at tick 0, each `meter` beats long.
+        downbeats = [b for j, b in enumerate(beats) if (first // unit + j) % meter == 0]
+        cl.write_times(os.path.join(folder, name + ".downbeats"), downbeats)
         beat_bpm = bpm * TICKS_PER_QUARTER / unit
         entries.append(cl.entry(f"lmms/{name}.wav", "lmms", f"lmms/{name}", "constant", f"lmms/{name}.beats",
-                                None, meter, beat_bpm))
+                                None, meter, beat_bpm, downbeats=f"lmms/{name}.downbeats"))
         cl.log(f"lmms [{i + 1}/{len(plans)}] {name}: {beat_bpm:g} BPM, {num}/{den}, {len(beats)} beats "
                f"{beats[0]:.2f}-{beats[-1]:.2f} s of {duration:.1f} s")
     cl.write_index("lmms", entries)

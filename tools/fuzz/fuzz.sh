@@ -29,13 +29,18 @@ export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS="${ASAN_OPTIONS-malloc_context_size=3}"
 # Leaks inside the system decoders are not ours to fix (see lsan.supp); ours still fail the run.
 export LSAN_OPTIONS="${LSAN_OPTIONS-suppressions=$FUZZ/lsan.supp:print_suppressions=0}"
-FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6)
+# The package's name and upcoming features, as Package.swift gives them (`package` declarations are
+# shared between its modules; imports are internal unless a file says `public import`).
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name beatmapkit
+  -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
+  -enable-upcoming-feature InternalImportsByDefault)
 
 # Package modules a target may import, in dependency order:
 #   NAME|package modules it imports|C system-library modules (folders under Sources/)|pkg-config names
 MODULES=(
   "BeatMapKit|||"
-  "BeatAnalysis|BeatMapKit|CSndfile CSoxr CAubio|sndfile soxr aubio"
+  "BeatAudio|BeatMapKit|CSndfile|sndfile"
+  "BeatAnalysis|BeatMapKit BeatAudio|CSoxr CAubio|soxr aubio"
 )
 
 die() { echo "fuzz.sh: $*" >&2; exit 2; }

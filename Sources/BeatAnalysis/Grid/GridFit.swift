@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
+public import BeatMapKit
 import Foundation
 
 /// How the beats of a map are laid out.
@@ -35,8 +35,8 @@ public struct GridFitOptions: Sendable, Equatable {
 
 /// A metric level other than the chosen one, with the score it got.
 public struct MetricAlternative: Sendable, Equatable {
-    /// The tempo ratio to the chosen level: `×2`, `½`, `⅔` or `3⁄2`.
-    public var ratio: String
+    /// The level's tempo relative to the chosen level's (`×2`, `½`, `⅔` or `3⁄2` as its label).
+    public var ratio: MetricLevel
     /// Its tempo in BPM (of the first segment).
     public var bpm: Double
     /// Its score (mean onset strength at its grid points over the mean onset strength).
@@ -113,7 +113,7 @@ public enum GridFitError: Error, Sendable, Equatable {
         case .noPeriodicity: return "no periodicity between the tempo limits"
         case .noRegularBeat(let score):
             return
-                "no regular beat: the beats a tracker finds stand out only \(String(format: "%.1f", score))× from the rest of the audio (noise, a drone or speech?); use --bpm to force a tempo"
+                "no regular beat: the beats a tracker finds stand out only \(String(format: "%.1f", score))× from the rest of the audio (noise, a drone or speech?)"
         case .tooFewTrackerBeats(let count): return "aubio's beat tracker found only \(count) beats"
         }
     }

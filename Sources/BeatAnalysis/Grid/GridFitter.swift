@@ -348,10 +348,10 @@ public struct GridFitter: Sendable {
         guard base > 0 else { return (0, []) }
         let chosenScore = novelty.levelGrid(grid, tempoFactor: 1, in: span).score / base
         var alternatives: [MetricAlternative] = []
-        for (label, factor) in [("×2", 2.0), ("½", 0.5), ("⅔", 2.0 / 3.0), ("3⁄2", 1.5)] {
-            let candidate = novelty.levelGrid(grid, tempoFactor: factor, in: span)
+        for level in MetricLevel.allCases {
+            let candidate = novelty.levelGrid(grid, tempoFactor: level.factor, in: span)
             alternatives.append(
-                MetricAlternative(ratio: label, bpm: 60 / candidate.grid.period, score: candidate.score / base))
+                MetricAlternative(ratio: level, bpm: 60 / candidate.grid.period, score: candidate.score / base))
         }
         alternatives.sort { $0.score > $1.score }
         return (chosenScore, alternatives)

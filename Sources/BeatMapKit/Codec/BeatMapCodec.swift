@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// Where the parts of a map read from a file are, for pointing findings at them.
 public struct BeatMapSourceMap: Sendable {
@@ -95,9 +95,15 @@ public enum BeatMapError: Error, LocalizedError, Sendable, Equatable {
             return "\(path):\(first)" + (more > 0 ? " (and \(more) more problems)" : "")
         case .nonFinite(let field): return "cannot write \(field): JSON has no NaN or infinity"
         case .invalidValue(let field, let reason): return "cannot write \(field): \(reason)"
-        case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
+        case .exists(let path): return "\(path) already exists"
         case .writeFailed(let path, let reason): return "\(path): cannot write: \(reason)"
         }
+    }
+
+    /// What the user can do about it, if anything.
+    public var remedy: Remedy? {
+        if case .exists = self { return .allowOverwrite }
+        return nil
     }
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// The standard beat-tracking scores of an estimated beat sequence against a reference, as mir_eval's
 /// `beat.evaluate` reports them.

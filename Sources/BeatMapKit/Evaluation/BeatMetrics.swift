@@ -119,8 +119,8 @@ enum BeatMetrics {
         // A mean of no values or a sample deviation of one value is NaN, which passes no test.
         guard let track, track.count >= 2 else { return 0 }
         let values = Array(track)
-        let meanMagnitude = SortedSearch.mean(values.map { abs($0) })
-        let deviation = SortedSearch.standardDeviation(values, ddof: 1)
+        let meanMagnitude = NumPyArithmetic.mean(values.map { abs($0) })
+        let deviation = NumPyArithmetic.standardDeviation(values, ddof: 1)
         return meanMagnitude < mu && deviation < sigma ? 1 : 0
     }
 
@@ -147,7 +147,7 @@ enum BeatMetrics {
         let estimateCells = cells(estimate)
         guard referenceCells.count > 1 else { return 0 }
         let intervals = (1..<referenceCells.count).map { Double(referenceCells[$0] - referenceCells[$0 - 1]) }
-        let window = Int((threshold * SortedSearch.median(intervals)).rounded(.toNearestOrEven))
+        let window = Int((threshold * NumPyArithmetic.median(intervals)).rounded(.toNearestOrEven))
         // Pairs (r, e) with |r − e| ≤ window: the correlation summed over the lags in the window.
         var pairs = 0
         var low = 0
@@ -255,7 +255,7 @@ enum BeatMetrics {
     /// sequence has fewer than two beats.
     static func informationGain(reference: [Double], estimate: [Double], bins: Int) -> Double {
         guard reference.count > 1, estimate.count > 1, bins > 0 else { return 0 }
-        let edges = SortedSearch.linearSpace(from: -0.5, to: 0.5, intervals: bins)
+        let edges = NumPyArithmetic.linearSpace(from: -0.5, to: 0.5, intervals: bins)
         let forward = entropy(reference: reference, estimate: estimate, edges: edges)
         let backward = entropy(reference: estimate, estimate: reference, edges: edges)
         let norm = log2(Double(bins))
@@ -279,7 +279,7 @@ enum BeatMetrics {
             } else {
                 interval = 0.5 * (reference[closest + 1] - reference[closest])
             }
-            let wrapped = SortedSearch.floorModulo(0.5 * error / interval + 0.5, -1) + 0.5
+            let wrapped = NumPyArithmetic.floorModulo(0.5 * error / interval + 0.5, -1) + 0.5
             // Bins are [edge i, edge i+1), the last one closed; NaN and values outside are not counted.
             guard wrapped >= edges[0], wrapped <= edges[bins] else { continue }
             let bin = min(SortedSearch.upperBound(edges, wrapped) - 1, bins - 1)
@@ -290,6 +290,6 @@ enum BeatMetrics {
             let probability = Double(count) / Double(total)
             return probability == 0 ? 0 : probability * log2(probability)
         }
-        return -SortedSearch.pairwiseSum(terms)
+        return -NumPyArithmetic.pairwiseSum(terms)
     }
 }

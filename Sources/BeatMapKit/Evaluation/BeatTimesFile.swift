@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// Beat times read from a file: a beat map's `beats`, or a plain-text list.
 public struct BeatTimesFile: Sendable, Equatable {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -19,9 +19,15 @@ public enum AtomicFileError: Error, LocalizedError, Sendable, Equatable {
 
     public var errorDescription: String? {
         switch self {
-        case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
+        case .exists(let path): return "\(path) already exists"
         case .io(let path, let reason): return "\(path): \(reason)"
         }
+    }
+
+    /// What the user can do about it, if anything.
+    public var remedy: Remedy? {
+        if case .exists = self { return .allowOverwrite }
+        return nil
     }
 }
 

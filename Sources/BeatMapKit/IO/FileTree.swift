@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// Walking a folder tree the way the command-line tool does for every command that takes folders.
 public enum FileTree {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// SHA-256 (FIPS 180-4) in pure Swift, so the core library needs nothing beyond Foundation.
 /// Feed it incrementally with ``update(_:)`` to hash files of any size in constant memory.

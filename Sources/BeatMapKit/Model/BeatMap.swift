@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A beat map: the times (seconds from the start of the audio) at which a game expects a beat,
 /// with the audio it was made for, an optional tempo map and free-form provenance.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// How far from a beat a tap still counts, in ± seconds.
 public struct HitWindow: Sendable, Equatable {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A source of monotonic time in seconds: it never jumps back and is not moved by wall-clock changes.
 ///

@@ -26,6 +26,9 @@ public struct BeatPlot: Sendable {
         public var gap = 6
         /// Height of the time axis and legend below the lanes.
         public var footer = 58
+        /// How the reader of the picture zooms in (the caller's control for the plotted range, such as
+        /// a command's options), named in the legend when beats are too dense to draw; `nil`: not named.
+        public var zoomControl: String?
 
         /// A layout `width` pixels wide (at least 400).
         public init(width: Int = 1600) { self.width = max(400, width) }
@@ -289,8 +292,13 @@ public struct BeatPlot: Sendable {
             + "stroke=\"#c62828\" stroke-width=\"3\"/>\n"
         var barText = "bar downbeat (numbered)"
         if !fromMap { barText += " — bars of 4 assumed from the first beat: the map gives no beats per bar" }
-        if !drawBeats && drawBars { barText += " — beats too dense to draw at this zoom: use --from/--to" }
-        if !drawBars && !visible.isEmpty { barText += " — beats too dense to draw: use --from/--to to zoom in" }
+        let zoom = layout.zoomControl
+        if !drawBeats && drawBars {
+            barText += " — beats too dense to draw at this zoom" + (zoom.map { ": use \($0)" } ?? "")
+        }
+        if !drawBars && !visible.isEmpty {
+            barText += " — beats too dense to draw" + (zoom.map { ": use \($0) to zoom in" } ?? "")
+        }
         legend +=
             "<text x=\"\(layout.left + 94)\" y=\"\(Self.f(y))\" font-size=\"12\" fill=\"#1d2733\">"
             + Self.escape(barText) + "</text>\n"

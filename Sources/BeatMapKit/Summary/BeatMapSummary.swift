@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// The facts `beatmap info` shows about a map: tempo, beat count and span, intervals, and the
 /// validator's verdict.
@@ -131,6 +131,14 @@ public struct BeatMapSummary: Sendable, Equatable {
         var text = (negative ? "-" : "") + "\(minutes):" + String(format: "%02d", rest / 1000)
         if rest % 1000 != 0 { text += String(format: ".%03d", rest % 1000) }
         return text
+    }
+
+    /// The summary of the map file at `url` (shown as `path`), with `validator`'s verdict on it.
+    public static func load(fileAt url: URL, path: String, validator: Validator) throws(BeatMapError)
+        -> BeatMapSummary
+    {
+        let map = try BeatMapCodec.read(from: url)
+        return BeatMapSummary(map: map, path: path, report: validator.validateFile(at: url, path: path))
     }
 
     /// Seconds from `90`, `90.5`, `1:30` or `1:30.5` (minutes:seconds), or `nil`.

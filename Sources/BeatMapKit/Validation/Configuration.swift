@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// Settings for a validation run: rule severities, tolerances and limits.
 public struct ValidationConfiguration: Sendable, Equatable {
@@ -15,8 +15,9 @@ public struct ValidationConfiguration: Sendable, Equatable {
     public var gridTolerance: TimeInterval = 0.005
     /// The beat subdivisions a beat may lie on (1 = beats only). Default `[1]`.
     public var subdivisions: [Int] = [1]
-    /// The game's hit window, ± seconds. Default 150 ms (assist mode: 300 ms).
-    public var hitWindow: TimeInterval = 0.150
+    /// The game's hit window, ± seconds. Default 150 ms (``HitWindow/standard``; assist mode:
+    /// ``HitWindow/assist``, 300 ms).
+    public var hitWindow: TimeInterval = HitWindow.standard.seconds
     /// The longest interval between beats, in beats, before `gap` reports it. Default 1.5.
     public var maximumGapBeats: Double = 1.5
     /// How far the audio's real duration may differ from `audio.duration` (seconds). Default 10 ms.
@@ -30,6 +31,10 @@ public struct ValidationConfiguration: Sendable, Equatable {
     /// their count, which the error and warning totals include. Default 100: a map whose every beat is
     /// off the grid says so without a million lines (or gigabytes of memory).
     public var maximumFindingsPerRule: Int? = 100
+    /// How the finding that sums up those not listed names the setting that lists them all, to the
+    /// user who reads it: by default the configuration file's member; a front end with a control of its
+    /// own for it adds that control's name.
+    public var findingsLimitName = "maxFindingsPerRule"
 
     /// Default settings.
     public init() {}
@@ -49,6 +54,70 @@ public struct ValidationConfiguration: Sendable, Equatable {
 
     /// Whether the map is a full beat map (one beat per beat) rather than a note map on subdivisions.
     public var isFullBeatMap: Bool { subdivisions == [1] }
+
+    /// The beat subdivisions a map may use: 1 (beats) to 64.
+    public static let subdivisionRange = 1...64
+
+    /// Whether `value` is a usable subdivision: a whole number in ``subdivisionRange``.
+    public static func isValidSubdivision(_ value: Double) -> Bool {
+        value == value.rounded() && value >= Double(subdivisionRange.lowerBound)
+            && value <= Double(subdivisionRange.upperBound)
+    }
+}
+
+/// Where a validation run's configuration file comes from.
+public enum ConfigurationFileChoice: Sendable, Equatable {
+    /// This file.
+    case file(URL)
+    /// The nearest ``ValidationConfiguration/fileName`` in this folder or one of its ancestors, if any.
+    case nearest(from: URL)
+    /// None: the defaults and the overrides only.
+    case none
+}
+
+/// Settings given on top of the defaults and the configuration file (a front end's own controls, such
+/// as a command's flags): each one given replaces the file's.
+public struct ValidationOverrides: Sendable, Equatable {
+    /// ``ValidationConfiguration/gridTolerance``.
+    public var gridTolerance: TimeInterval?
+    /// ``ValidationConfiguration/subdivisions``.
+    public var subdivisions: [Int]?
+    /// ``ValidationConfiguration/hitWindow``.
+    public var hitWindow: TimeInterval?
+    /// ``ValidationConfiguration/maximumGapBeats``.
+    public var maximumGapBeats: Double?
+    /// ``ValidationConfiguration/audioDurationTolerance``.
+    public var audioDurationTolerance: TimeInterval?
+    /// ``ValidationConfiguration/misalignmentTolerance``.
+    public var misalignmentTolerance: TimeInterval?
+    /// ``ValidationConfiguration/checkAudio``.
+    public var checkAudio: Bool?
+    /// ``ValidationConfiguration/maximumFindingsPerRule``; 0 lists all.
+    public var maximumFindingsPerRule: Int?
+    /// ``ValidationConfiguration/findingsLimitName``.
+    public var findingsLimitName: String?
+    /// Rule settings, applied in order after the file's.
+    public var rules: [RuleSetting] = []
+
+    /// No overrides.
+    public init() {}
+}
+
+/// One rule's setting: `error`, `warning` or `off`, and where it was given (for messages).
+public struct RuleSetting: Sendable, Equatable {
+    /// The rule id.
+    public var id: String
+    /// `error`, `warning` or `off`.
+    public var setting: String
+    /// Where it was given, as messages name it.
+    public var origin: String
+
+    /// Rule `id` set to `setting`, given at `origin`.
+    public init(id: String, setting: String, origin: String) {
+        self.id = id
+        self.setting = setting
+        self.origin = origin
+    }
 }
 
 /// A configuration file or flag that cannot be used.
@@ -146,7 +215,7 @@ extension ValidationConfiguration {
             case "subdivisions":
                 guard let list = value.arrayValue,
                     let values = Optional(list.compactMap { $0.doubleValue }), values.count == list.count,
-                    !values.isEmpty, values.allSatisfy({ $0 >= 1 && $0 <= 64 && $0 == $0.rounded() })
+                    !values.isEmpty, values.allSatisfy(Self.isValidSubdivision)
                 else {
                     throw ConfigurationError("\(origin): \"subdivisions\" must be a list of whole numbers from 1 to 64")
                 }
@@ -157,6 +226,36 @@ extension ValidationConfiguration {
                 )
             }
         }
+    }
+
+    /// The configuration of a run: the defaults, then the configuration file `file` chooses, then
+    /// `overrides`.
+    public static func resolved(file: ConfigurationFileChoice, overrides: ValidationOverrides)
+        throws(ConfigurationError) -> ValidationConfiguration
+    {
+        var configuration = ValidationConfiguration()
+        switch file {
+        case .file(let url): try configuration.apply(configurationFileAt: url)
+        case .nearest(let folder):
+            if let found = findConfigurationFile(from: folder) { try configuration.apply(configurationFileAt: found) }
+        case .none: break
+        }
+        try configuration.apply(overrides)
+        return configuration
+    }
+
+    /// Applies `overrides` on top of `self`.
+    public mutating func apply(_ overrides: ValidationOverrides) throws(ConfigurationError) {
+        if let value = overrides.gridTolerance { gridTolerance = value }
+        if let value = overrides.subdivisions { subdivisions = value }
+        if let value = overrides.hitWindow { hitWindow = value }
+        if let value = overrides.maximumGapBeats { maximumGapBeats = value }
+        if let value = overrides.audioDurationTolerance { audioDurationTolerance = value }
+        if let value = overrides.misalignmentTolerance { misalignmentTolerance = value }
+        if let value = overrides.checkAudio { checkAudio = value }
+        if let value = overrides.maximumFindingsPerRule { maximumFindingsPerRule = value == 0 ? nil : value }
+        if let value = overrides.findingsLimitName { findingsLimitName = value }
+        for rule in overrides.rules { try setRule(rule.id, to: rule.setting, origin: rule.origin) }
     }
 
     /// The nearest ``fileName`` in `folder` or one of its ancestors, if any.

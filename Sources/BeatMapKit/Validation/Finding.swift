@@ -4,9 +4,9 @@ import Foundation
 
 /// How serious a finding is.
 public enum Severity: String, Sendable, Codable, CaseIterable, Comparable {
-    /// Fails validation.
+    /// Fails validation only when warnings are made to fail (``ValidationReport/fails(strict:)``).
     case warning
-    /// Fails validation only with `--strict`.
+    /// Fails validation.
     case error
 
     public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs == .warning && rhs == .error }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A rule's identity, documentation and the examples that are its tests.
 public struct RuleDescription: Sendable {
@@ -14,17 +14,21 @@ public struct RuleDescription: Sendable {
     public var triggeringExamples: [RuleExample]
     /// Maps the rule must not report.
     public var nonTriggeringExamples: [RuleExample]
+    /// Whether the rule needs the audio's onsets (``AudioFacts/onsets``), which only an inspector that
+    /// detects them provides: without them it stays silent.
+    public var needsOnsets: Bool
 
     /// A description.
     public init(
-        id: String, defaultSeverity: Severity, summary: String, triggeringExamples: [RuleExample],
-        nonTriggeringExamples: [RuleExample]
+        id: String, defaultSeverity: Severity, summary: String, needsOnsets: Bool = false,
+        triggeringExamples: [RuleExample], nonTriggeringExamples: [RuleExample]
     ) {
         self.id = id
         self.defaultSeverity = defaultSeverity
         self.summary = summary
         self.triggeringExamples = triggeringExamples
         self.nonTriggeringExamples = nonTriggeringExamples
+        self.needsOnsets = needsOnsets
     }
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// Every rule, in the order findings of one location are listed.
 public enum RuleCatalog {
@@ -99,7 +99,7 @@ public struct Validator: Sendable {
         guard let first = sink.firstOmitted, let limit = sink.limit else { return }
         let more = sink.omitted
         let summary = Violation(
-            "\(more) more \(description.id) finding\(more == 1 ? "" : "s") in this file not listed, from here on (the first \(limit) are; maxFindingsPerRule or --max-findings 0 lists all)",
+            "\(more) more \(description.id) finding\(more == 1 ? "" : "s") in this file not listed, from here on (the first \(limit) are; \(configuration.findingsLimitName) 0 lists all)",
             at: first.location, beatIndex: first.beatIndex, time: first.time, count: more)
         add(description, summary, to: &report)
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
-import Foundation
+public import BeatMapKit
+public import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -75,20 +76,26 @@ public final class PreviewPlayer {
         /// When the command started (``PreviewPlayer/now()``), for the first-sound
         /// figure; `nil` for the player's creation.
         public var startedAt: Int?
-        /// The sentence that tells the user how to listen without a device (appended to device errors).
+        /// The sentence that tells the user how to listen without a device (appended to device errors);
+        /// a front end names its own way to render a file.
         public var offlineHint: String
+        /// How the user starts the preview again at a time (seconds), told when the audio output cannot
+        /// be reopened; `nil`: "quit and start again at 12.34 s".
+        public var restartAdvice: (@Sendable (Double) -> String)?
 
         /// Default options: the default device, 256-frame buffers.
         public init(
             deviceName: String? = nil, framesPerBuffer: Int = 256, verbose: Bool = false, startedAt: Int? = nil,
             offlineHint: String =
-                "To listen without an audio device, render a file: beatmap render AUDIO MAP -o preview.wav"
+                "To listen without an audio device, render the mix to a file (OfflineRenderer.write).",
+            restartAdvice: (@Sendable (Double) -> String)? = nil
         ) {
             self.deviceName = deviceName
             self.framesPerBuffer = framesPerBuffer
             self.verbose = verbose
             self.startedAt = startedAt
             self.offlineHint = offlineHint
+            self.restartAdvice = restartAdvice
         }
     }
 
@@ -212,10 +219,13 @@ public final class PreviewPlayer {
             } catch {
                 var reason = error.localizedDescription
                 if !closing.isEmpty {
+                    let elapsed = clock.elapsed
+                    let advice =
+                        options.restartAdvice?(elapsed)
+                        ?? "quit and start again at \(String(format: "%.2f", elapsed)) s"
                     reason =
                         "the previous audio output \"\(deviceName)\" does not shut down (its server may be gone), so "
-                        + "PortAudio cannot look for devices again; quit and run preview again with --from "
-                        + String(format: "%.2f", clock.elapsed)
+                        + "PortAudio cannot look for devices again; " + advice
                 }
                 deviceProblem = reason
                 throw .device(reason)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
-import Synchronization
+public import Synchronization
 
 /// What the control thread and the realtime audio thread share: transport commands going in, the
 /// playback position and statistics coming out. Every member is a lock-free atomic.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// What the preview's status lines show, as plain values.
 public struct StatusSnapshot: Sendable, Equatable {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import BeatMapKit
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc

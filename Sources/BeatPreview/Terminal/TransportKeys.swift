@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+public import Foundation
 
 /// A command typed at the preview's terminal.
 public enum TransportCommand: Sendable, Equatable {

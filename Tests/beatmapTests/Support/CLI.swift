@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
+import TestSynth
 
 /// What a run of the `beatmap` executable produced.
 struct CLIResult {
@@ -41,36 +42,8 @@ enum CLI {
     static func run(
         _ arguments: [String], in folder: URL? = nil, stdin: Data? = nil, environment: [String: String] = [:]
     ) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        if let folder { process.currentDirectoryURL = folder }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes to the end before waiting, so a large output cannot block the child.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var errData = Data()  // written by one queue task, read after group.wait()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return CLIResult(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        let result = try Subprocess.run(binary, arguments, in: folder, stdin: stdin, environment: environment)
+        return CLIResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     /// A new empty temporary folder.

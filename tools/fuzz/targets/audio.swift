@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// fuzz-modules: BeatAnalysis
+// fuzz-modules: BeatAudio
 // fuzz-options: -close_fd_mask=2
 //
 // Fuzz target: audio-file bytes → temporary file → AudioFileReader (mono and interleaved) and
-// SndfileAudioInspector. libsndfile is the system library (not instrumented); this target checks our
+// SndfileAudioInspector (BeatAudio). libsndfile is the system library (not instrumented); this target checks our
 // front end on whatever it returns: no crash, errors are AudioDecodeError naming the file, accepted
 // headers are within our limits, frame counts are consistent and durations finite. libmpg123 prints
 // notes about broken MP3 frames on stderr, hence -close_fd_mask=2 (libFuzzer keeps its own reports).
 
-import BeatAnalysis
+import BeatAudio
 import BeatMapKit
 import Foundation
 

@@ -61,7 +61,7 @@ public func fuzzImporter(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     case .swift, .sm, .ssc, .osu, .jams, .midi, .chart, .csharp, .gdscript:
         files = [("fuzz.\(format.fileExtension)", content)]
-    case .audacity, .sonicVisualiser, .csv, .txt:
+    default:  // audacity, sonic-visualiser, csv, txt: extensions they share
         files = [("fuzz-\(format.rawValue).\(format.fileExtension)", content)]
     }
     let urls = files.map { scratchFolder.appendingPathComponent($0.name) }
@@ -70,7 +70,7 @@ public func fuzzImporter(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     defer { for url in urls { unlink(url.path) } }
 
-    let result: (imported: ImportedMap, text: String)
+    let result: Interchange.ImportResult
     do {
         result = try Interchange.importMap(
             from: urls[0], format: format, options: options, to: nil, workingFolder: scratchFolder, overwrite: false)

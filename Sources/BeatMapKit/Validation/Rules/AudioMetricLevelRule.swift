@@ -26,7 +26,8 @@ public struct AudioMetricLevelRule: ValidationRule {
     public static let description = RuleDescription(
         id: "audio-metric-level", defaultSeverity: .warning,
         summary:
-            "Another metric level (×2, ½, ⅔, 3⁄2 the map's tempo) clearly fits the audio's onsets better (with --audio).",
+            "Another metric level (×2, ½, ⅔, 3⁄2 the map's tempo) clearly fits the audio's onsets better.",
+        needsOnsets: true,
         triggeringExamples: [
             // Half the tempo: a beat on every kick, the snares between.
             example(OnsetPattern.rock, step: 2),
@@ -52,30 +53,43 @@ public struct AudioMetricLevelRule: ValidationRule {
         guard let profile = BeatStrengthProfile(context), case .level(let level, let ratio) = profile.verdict else {
             return
         }
-        func tempo(_ bpm: Double) -> String { String(format: "%.1f BPM", bpm) }
-        func times(_ value: Double) -> String { String(format: "%.2f×", value) }
-        func list(_ beats: [Int]) -> String { beats.map(String.init).joined(separator: ", ") + ", …" }
-        let mapTempo = tempo(profile.bpm)
-        let better = "the \(level.label) level (\(tempo(profile.bpm * level.factor))"
-        let message: String
-        switch level {
-        case .double:
-            message =
-                "the map looks like half the music's tempo (\(mapTempo)): the points halfway between its beats carry \(times(ratio)) the beats' onset strength; \(better)) fits better"
-        case .half:
-            let (strong, weak) =
-                profile.evenBeats.strength >= profile.oddBeats.strength
-                ? (profile.evenBeats, profile.oddBeats) : (profile.oddBeats, profile.evenBeats)
-            let weakness = ratio > 0 ? "carries only \(times(ratio)) the onset strength of the others" : "has no onsets"
-            message =
-                "the map looks like double the music's tempo (\(mapTempo)): every other beat (beats \(list(weak.beats))) \(weakness), with nothing between the beats; \(better), beats \(list(strong.beats))) fits better"
-        case .twoThirds:
-            message =
-                "the map looks like 3⁄2 of the music's tempo (\(mapTempo)): points every 1½ beats (through beats \(list(profile.everyThreeHalves.beats))) carry \(times(ratio)) the beats' onset strength; \(better)) fits better"
-        case .threeHalves:
-            message =
-                "the map looks like ⅔ of the music's tempo (\(mapTempo)): points every ⅔ of a beat (through beats \(list(profile.everyTwoThirds.beats))) carry \(times(ratio)) the beats' onset strength; \(better)) fits better"
+        sink.report(
+            Violation(
+                Message.betterLevel(level, ratio: ratio, profile: profile),
+                at: context.source.location(ofMember: "beats")))
+    }
+
+    /// The rule's messages.
+    enum Message {
+        /// `level` explains the onsets better than the map's own tempo: its points carry `ratio` the
+        /// strength the map's beats do.
+        static func betterLevel(_ level: MetricLevel, ratio: Double, profile: BeatStrengthProfile) -> String {
+            func tempo(_ bpm: Double) -> String { String(format: "%.1f BPM", bpm) }
+            func times(_ value: Double) -> String { String(format: "%.2f×", value) }
+            func list(_ beats: [Int]) -> String { beats.map(String.init).joined(separator: ", ") + ", …" }
+            let mapTempo = tempo(profile.bpm)
+            let better = "the \(level.label) level (\(tempo(profile.bpm * level.factor))"
+            let message: String
+            switch level {
+            case .double:
+                message =
+                    "the map looks like half the music's tempo (\(mapTempo)): the points halfway between its beats carry \(times(ratio)) the beats' onset strength; \(better)) fits better"
+            case .half:
+                let (strong, weak) =
+                    profile.evenBeats.strength >= profile.oddBeats.strength
+                    ? (profile.evenBeats, profile.oddBeats) : (profile.oddBeats, profile.evenBeats)
+                let weakness =
+                    ratio > 0 ? "carries only \(times(ratio)) the onset strength of the others" : "has no onsets"
+                message =
+                    "the map looks like double the music's tempo (\(mapTempo)): every other beat (beats \(list(weak.beats))) \(weakness), with nothing between the beats; \(better), beats \(list(strong.beats))) fits better"
+            case .twoThirds:
+                message =
+                    "the map looks like 3⁄2 of the music's tempo (\(mapTempo)): points every 1½ beats (through beats \(list(profile.everyThreeHalves.beats))) carry \(times(ratio)) the beats' onset strength; \(better)) fits better"
+            case .threeHalves:
+                message =
+                    "the map looks like ⅔ of the music's tempo (\(mapTempo)): points every ⅔ of a beat (through beats \(list(profile.everyTwoThirds.beats))) carry \(times(ratio)) the beats' onset strength; \(better)) fits better"
+            }
+            return message
         }
-        sink.report(Violation(message, at: context.source.location(ofMember: "beats")))
     }
 }

@@ -35,7 +35,7 @@ public struct AudioMisalignedRule: ValidationRule {
 
     public static let description = RuleDescription(
         id: "audio-misaligned", defaultSeverity: .warning,
-        summary: "The beats sit consistently early or late (> 15 ms) against the audio's onsets (with --audio).",
+        summary: "The beats sit consistently early or late (> 15 ms) against the audio's onsets.", needsOnsets: true,
         triggeringExamples: [
             .map(
                 beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
@@ -111,10 +111,20 @@ public struct AudioMisalignedRule: ValidationRule {
             let (offset, matched) = Self.offset(beats: context.map.beats, onsets: onsets),
             abs(offset) > context.configuration.misalignmentTolerance + 1e-9
         else { return }
-        let direction = offset > 0 ? "early" : "late"
         sink.report(
             Violation(
-                "beats are \(Describe.milliseconds(abs(offset))) \(direction) against the audio's onsets (median over \(matched) of \(context.map.beats.count) beats); nudge every beat by \(Describe.milliseconds(offset, signed: true))",
+                Message.misaligned(offset: offset, matched: matched, of: context.map.beats.count),
                 at: context.source.location(ofMember: "beats")))
+    }
+
+    /// The rule's messages.
+    enum Message {
+        /// The beats sit `offset` seconds early (positive) or late against the onsets, measured over
+        /// `matched` of `count` beats.
+        static func misaligned(offset: Double, matched: Int, of count: Int) -> String {
+            let direction = offset > 0 ? "early" : "late"
+            return
+                "beats are \(Describe.milliseconds(abs(offset))) \(direction) against the audio's onsets (median over \(matched) of \(count) beats); nudge every beat by \(Describe.milliseconds(offset, signed: true))"
+        }
     }
 }

@@ -36,28 +36,51 @@ public struct AudioMismatchRule: ValidationRule {
         case .unreadable(let reason):
             sink.report(
                 Violation(
-                    "audio file \(audio.path ?? "") cannot be read: \(reason)",
+                    Message.unreadable(path: audio.path ?? "", reason: reason),
                     at: context.source.location(ofAudioMember: "path")))
         case .facts(let facts):
             let difference = facts.duration - audio.duration
             if abs(difference) > context.configuration.audioDurationTolerance {
                 sink.report(
                     Violation(
-                        "audio file lasts \(Describe.seconds(facts.duration)) but audio.duration says \(Describe.seconds(audio.duration)) (\(Describe.milliseconds(difference, signed: true))); the map may no longer match its audio",
+                        Message.duration(actual: facts.duration, stated: audio.duration, difference: difference),
                         at: context.source.location(ofAudioMember: "duration")))
             }
             if let rate = audio.sampleRate, rate != facts.sampleRate {
                 sink.report(
                     Violation(
-                        "audio file is at \(facts.sampleRate) Hz but audio.sampleRate says \(rate) Hz",
+                        Message.sampleRate(actual: facts.sampleRate, stated: rate),
                         at: context.source.location(ofAudioMember: "sampleRate")))
             }
             if let expected = audio.sha256, let actual = facts.sha256, expected != actual {
                 sink.report(
                     Violation(
-                        "audio file's SHA-256 is \(actual), not \(expected) as audio.sha256 says; the audio has changed since the map was made",
+                        Message.hash(actual: actual, stated: expected),
                         at: context.source.location(ofAudioMember: "sha256")))
             }
+        }
+    }
+
+    /// The rule's messages.
+    enum Message {
+        /// The audio file at `path` exists but cannot be decoded.
+        static func unreadable(path: String, reason: String) -> String {
+            "audio file \(path) cannot be read: \(reason)"
+        }
+
+        /// The audio lasts `actual` seconds, not the `stated` ones.
+        static func duration(actual: Double, stated: Double, difference: Double) -> String {
+            "audio file lasts \(Describe.seconds(actual)) but audio.duration says \(Describe.seconds(stated)) (\(Describe.milliseconds(difference, signed: true))); the map may no longer match its audio"
+        }
+
+        /// The audio is at `actual` Hz, not the `stated` rate.
+        static func sampleRate(actual: Int, stated: Int) -> String {
+            "audio file is at \(actual) Hz but audio.sampleRate says \(stated) Hz"
+        }
+
+        /// The audio's hash is `actual`, not the `stated` one.
+        static func hash(actual: String, stated: String) -> String {
+            "audio file's SHA-256 is \(actual), not \(stated) as audio.sha256 says; the audio has changed since the map was made"
         }
     }
 }

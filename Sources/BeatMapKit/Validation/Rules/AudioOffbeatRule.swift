@@ -17,7 +17,8 @@ public struct AudioOffbeatRule: ValidationRule {
 
     public static let description = RuleDescription(
         id: "audio-offbeat", defaultSeverity: .warning,
-        summary: "The beats sit half a beat out: the audio's onsets are clearly stronger between them (with --audio).",
+        summary: "The beats sit half a beat out: the audio's onsets are clearly stronger between them.",
+        needsOnsets: true,
         triggeringExamples: [
             .map(
                 beats: OnsetPattern.beats(start: start + period / 2, period: period, count: count - 1),
@@ -59,14 +60,24 @@ public struct AudioOffbeatRule: ValidationRule {
         guard let profile = BeatStrengthProfile(context),
             case .offbeat(let ratio, let shift) = profile.verdict
         else { return }
-        let strength =
-            ratio.isFinite
-            ? "the onsets halfway between the beats are \(String(format: "%.2f", ratio))× stronger than on them"
-            : "the beats carry no onsets but the points halfway between them do"
-        let share = Int((profile.strongerMidpoints * 100).rounded())
         sink.report(
             Violation(
-                "beats look half a beat out: \(strength) (the stronger in \(share) % of the intervals); shift every beat by \(String(format: "%+.3f", shift)) s (half a beat)",
+                Message.offbeat(ratio: ratio, strongerMidpoints: profile.strongerMidpoints, shift: shift),
                 at: context.source.location(ofMember: "beats")))
+    }
+
+    /// The rule's messages.
+    enum Message {
+        /// The midpoints are `ratio`× stronger than the beats (infinite: the beats have none), in a
+        /// `strongerMidpoints` share of the intervals; `shift` moves the beats onto them.
+        static func offbeat(ratio: Double, strongerMidpoints: Double, shift: Double) -> String {
+            let strength =
+                ratio.isFinite
+                ? "the onsets halfway between the beats are \(String(format: "%.2f", ratio))× stronger than on them"
+                : "the beats carry no onsets but the points halfway between them do"
+            let share = Int((strongerMidpoints * 100).rounded())
+            return
+                "beats look half a beat out: \(strength) (the stronger in \(share) % of the intervals); shift every beat by \(String(format: "%+.3f", shift)) s (half a beat)"
+        }
     }
 }

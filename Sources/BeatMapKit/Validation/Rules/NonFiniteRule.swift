@@ -23,14 +23,27 @@ public struct NonFiniteRule: ValidationRule {
         where !segment.time.isFinite || !segment.bpm.isFinite {
             sink.report(
                 Violation(
-                    "tempo segment \(index) has a non-finite \(segment.time.isFinite ? "bpm" : "time")",
+                    Message.tempo(index: index, field: segment.time.isFinite ? "bpm" : "time"),
                     at: context.source.location(ofTempoSegment: index)))
         }
         for (index, beat) in context.map.beats.enumerated() where !beat.isFinite {
             sink.report(
                 Violation(
-                    "beat \(index) is \(beat.isNaN ? "NaN" : "infinite"); a beat time must be a finite number of seconds",
+                    Message.beat(index: index, beat),
                     at: context.source.location(ofBeat: index), beatIndex: index, time: beat))
+        }
+    }
+
+    /// The rule's messages.
+    enum Message {
+        /// Tempo segment `index` whose `field` (`time` or `bpm`) is not finite.
+        static func tempo(index: Int, field: String) -> String {
+            "tempo segment \(index) has a non-finite \(field)"
+        }
+
+        /// Beat `index`, `value` being NaN or infinite.
+        static func beat(index: Int, _ value: Double) -> String {
+            "beat \(index) is \(value.isNaN ? "NaN" : "infinite"); a beat time must be a finite number of seconds"
         }
     }
 }

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+public import Foundation
+
+/// What a batch did: each file's outcome, as a person reads it (``text``) or a script does (``json``).
+public struct AnalysisReport: Sendable {
+    /// Something to tell the user about one file, in the files' order.
+    public enum Diagnostic: Sendable, Equatable {
+        /// A map was written but deserves a second look: `path: warning`.
+        case warning(String)
+        /// A file failed.
+        case failure(AnalysisFailure)
+    }
+
+    /// The files, in the order given.
+    public var jobs: [AnalysisJob]
+    /// What became of each (parallel to ``jobs``).
+    public var outcomes: [AnalysisOutcome]
+
+    /// A report of `outcomes` (parallel to `jobs`).
+    public init(jobs: [AnalysisJob], outcomes: [AnalysisOutcome]) {
+        self.jobs = jobs
+        self.outcomes = outcomes
+    }
+
+    /// How many files failed.
+    public var failedCount: Int {
+        outcomes.filter {
+            if case .failed = $0 { return true }
+            return false
+        }.count
+    }
+
+    /// The warnings and failures, in the files' order.
+    public var diagnostics: [Diagnostic] {
+        zip(jobs, outcomes).flatMap { job, outcome -> [Diagnostic] in
+            switch outcome {
+            case .written(let result): return result.warnings.map { .warning("\(job.audio.relativePath): \($0)") }
+            case .failed(let failure): return [.failure(failure)]
+            }
+        }
+    }
+
+    /// One line per written map: `Audio/a.ogg → BeatMaps/a.beatmap.json: 120.00 BPM, 64 beats, confidence 0.98`.
+    public var text: String {
+        zip(jobs, outcomes).map { job, outcome in
+            guard case .written(let result) = outcome else { return "" }
+            return "\(job.audio.relativePath) → \(job.map.relativePath): \(Self.describe(result))\n"
+        }.joined()
+    }
+
+    /// `{"files":[…],"written":N,"failed":M}` and a newline; a failed file's `"error"` is its failure
+    /// as `describe` words it (by default its message).
+    public func json(describing describe: (AnalysisFailure) -> String = { $0.message }) -> String {
+        let entries: [JSONValue] = zip(jobs, outcomes).map { job, outcome in
+            switch outcome {
+            case .written(let result): return Self.json(job, result)
+            case .failed(let failure):
+                return .object(
+                    JSONObject([
+                        ("audio", .string(job.audio.relativePath)), ("map", .string(job.map.relativePath)),
+                        ("status", .string("failed")), ("error", .string(describe(failure))),
+                    ]))
+            }
+        }
+        let summary = JSONObject([
+            ("files", .array(entries)), ("written", .int(jobs.count - failedCount)), ("failed", .int(failedCount)),
+        ])
+        return JSONWriter.string(.object(summary), indent: 0) + "\n"
+    }
+
+    /// `120.00`.
+    static func bpm(_ value: Double) -> String { String(format: "%.2f", value) }
+
+    /// `120.00 BPM, 64 beats, confidence 0.98`.
+    public static func describe(_ result: AnalyzedBeatMap) -> String {
+        let fit = result.fit
+        let tempo: String
+        if fit.method == .aubioTempo {
+            tempo = "aubio beats (free)"
+        } else if fit.method == .follow {
+            let tempi = fit.segments.map(\.bpm)
+            tempo = "beats followed at \(bpm(tempi.min() ?? 0))–\(bpm(tempi.max() ?? 0)) BPM"
+        } else if fit.segments.count == 1, let only = fit.segments.first {
+            tempo = "\(bpm(only.bpm)) BPM"
+        } else {
+            tempo = fit.segments.map { bpm($0.bpm) }.joined(separator: " → ") + " BPM (\(fit.segments.count) segments)"
+        }
+        return "\(tempo), \(fit.beats.count) beats, confidence \(String(format: "%.2f", fit.confidence))"
+    }
+
+    /// One written file's entry in ``json(describing:)``.
+    static func json(_ job: AnalysisJob, _ result: AnalyzedBeatMap) -> JSONValue {
+        let fit = result.fit
+        var object = JSONObject([
+            ("audio", .string(job.audio.relativePath)), ("map", .string(job.map.relativePath)),
+            ("status", .string("written")),
+            ("method", .string(fit.method.rawValue)), ("beats", .int(fit.beats.count)),
+            ("confidence", .double(fit.confidence)), ("duration", .double(result.analysis.duration)),
+        ])
+        if fit.method.isGrid {
+            object["segments"] = .array(
+                fit.segments.map {
+                    .object(
+                        JSONObject([
+                            ("time", .double($0.firstBeat)), ("bpm", .double(($0.bpm * 10_000).rounded() / 10_000)),
+                        ]))
+                })
+        }
+        return .object(object)
+    }
+}
+
+extension AnalysisBatch {
+    /// The jobs for `paths` (audio files, and folders searched for them): `output` for a single file,
+    /// else `folder/<name>.beatmap.json`.
+    public static func plan(paths: [String], output: URL?, folder: URL) throws(AnalysisBatchError) -> [AnalysisJob] {
+        try plan(AudioFileFinder.find(paths), output: output, folder: folder)
+    }
+
+    /// Runs `jobs` as ``run(_:progress:)`` does and reports what became of them.
+    public func report(_ jobs: [AnalysisJob], progress: (@Sendable (AnalysisProgress) -> Void)? = nil) async
+        -> AnalysisReport
+    {
+        AnalysisReport(jobs: jobs, outcomes: await run(jobs, progress: progress))
+    }
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+public import BeatMapKit
+import Foundation
+
+/// Bars for a fitted map: the meter and bar phase estimated over all its beats (one meter for the
+/// song; the bars run on through tempo changes), written into its tempo segments.
+///
+/// In the map, a segment with `beatsPerBar` N has a downbeat at its `time` and at every N-th beat of
+/// its grid from there. So:
+/// - the first segment gets N and its `time` moves to its first downbeat (the beats before it, a
+///   pickup, follow its grid as before: the grid is unchanged, only the point named as its anchor);
+/// - a later segment that starts on a downbeat gets N;
+/// - a later segment that starts inside a bar (or a one-beat segment of a followed map between two
+///   downbeats) gets none: its beats count on from the last downbeat before it.
+public enum BarLayout {
+    /// The estimate for the beats of `fit`, from the curves of `analysis`; `nil` when there are too
+    /// few beats or the bar phase is not clear (``MeterEstimator/minimumPhaseConfidence``). `meters`
+    /// limits the meters considered (e.g. to one the user gave).
+    public static func estimate(
+        _ fit: GridFit, analysis: AudioAnalysis, meters: [Int] = MeterEstimator.prior.map(\.beatsPerBar)
+    ) -> BarEstimate? {
+        let estimator = MeterEstimator(meters: meters)
+        guard fit.beats.count >= estimator.minimumBeats else { return nil }
+        let envelope = analysis.envelope
+        let features = BarFeatures(
+            beats: fit.beats, novelty: Novelty(envelope: envelope),
+            lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
+            chroma: analysis.chroma,
+            hopDuration: envelope.hopDuration)
+        guard let estimate = estimator.estimate(features),
+            estimate.phaseConfidence >= MeterEstimator.minimumPhaseConfidence
+        else { return nil }
+        return estimate
+    }
+
+    /// The tempo map of `segments` (in time order, their beats together the map's beats) with the bars
+    /// of `estimate` (made for those beats).
+    public static func tempo(_ segments: [FittedSegment], bars estimate: BarEstimate) -> [TempoSegment] {
+        var result: [TempoSegment] = []
+        var first = 0
+        for (index, segment) in segments.enumerated() {
+            defer { first += segment.beats.count }
+            var tempo = TempoSegment(time: segment.firstBeat, bpm: segment.bpm)
+            if estimate.isDownbeat(first) {
+                tempo.beatsPerBar = estimate.beatsPerBar
+            } else if index == 0,
+                let offset = segment.beats.indices.first(where: { estimate.isDownbeat(first + $0) })
+            {
+                tempo.time = segment.beats[offset]
+                tempo.beatsPerBar = estimate.beatsPerBar
+            }
+            result.append(tempo)
+        }
+        return result
+    }
+
+    /// The `analysis.bars` member of a map: the meter, the bar phase's confidence, the meter's, and the
+    /// runner-up meter.
+    public static func provenance(_ estimate: BarEstimate) -> JSONValue {
+        func rounded(_ value: Double) -> JSONValue { .double((value * 1000).rounded() / 1000) }
+        var object = JSONObject()
+        object["beatsPerBar"] = .int(estimate.beatsPerBar)
+        object["phaseConfidence"] = rounded(estimate.phaseConfidence)
+        object["meterConfidence"] = rounded(estimate.meterConfidence)
+        if let runnerUp = estimate.runnerUp {
+            object["runnerUp"] = .object(
+                JSONObject([
+                    ("beatsPerBar", .int(runnerUp.beatsPerBar)), ("probability", rounded(runnerUp.probability)),
+                ]))
+        }
+        return .object(object)
+    }
+}

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// GitHub Actions workflow commands (`::error file=…,line=…,col=…,title=…::message`), which annotate
+/// the pull request's diff, then the summary line.
+public struct GitHubReporter: Reporter {
+    public static let identifier = "github"
+
+    /// A GitHub Actions reporter.
+    public init() {}
+
+    /// A GitHub Actions reporter (it has no options).
+    public init(options: ReporterOptions) {}
+
+    public func generate(_ report: ValidationReport) -> String {
+        var out = ""
+        for file in report.files {
+            for finding in file.findings {
+                out +=
+                    "::\(finding.severity.rawValue) file=\(Self.property(file.path)),line=\(finding.location.line),col=\(finding.location.column),title=\(Self.property("beatmap [\(finding.ruleID)]"))::\(Self.data(finding.message))\n"
+            }
+        }
+        return out + Summary.line(report) + "\n"
+    }
+
+    /// Escapes a workflow-command message.
+    static func data(_ text: String) -> String {
+        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    /// Escapes a workflow-command property value.
+    static func property(_ text: String) -> String {
+        data(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+}

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// The one-line summary shared by the text-like formats.
+enum Summary {
+    static func line(_ report: ValidationReport) -> String {
+        let files = report.files.count
+        let errors = report.errorCount
+        let warnings = report.warningCount
+        return
+            "Validated \(files) file\(files == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")."
+    }
+}

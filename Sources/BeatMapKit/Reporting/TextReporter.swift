@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// `path:line:col: error: [rule] message`, one line per finding, notes, then a summary line.
+public struct TextReporter: Reporter {
+    public static let identifier = "text"
+
+    /// A text reporter.
+    public init() {}
+
+    /// A text reporter (it has no options).
+    public init(options: ReporterOptions) {}
+
+    public func generate(_ report: ValidationReport) -> String {
+        var out = ""
+        for file in report.files {
+            for note in file.notes { out += "\(file.path):1:1: note: \(note)\n" }
+            for finding in file.findings {
+                out +=
+                    "\(file.path):\(finding.location.line):\(finding.location.column): \(finding.severity.rawValue): [\(finding.ruleID)] \(finding.message)\n"
+            }
+        }
+        return out + Summary.line(report) + "\n"
+    }
+}
