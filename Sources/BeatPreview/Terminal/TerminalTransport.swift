@@ -88,7 +88,7 @@ public struct TerminalTransport {
 
     /// The status lines for the player's current state.
     public func snapshot(message: String) -> StatusSnapshot {
-        let schedule = player.material.mixer.schedule
+        let schedule = player.material.schedule
         let index = player.currentBeatIndex
         let position = player.position
         let judge = player.judge
