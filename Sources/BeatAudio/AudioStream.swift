@@ -71,7 +71,8 @@ public final class AudioStream {
         if rate != reader.sampleRate {
             do {
                 resampler = try Resampler(
-                    inputRate: Double(reader.sampleRate), outputRate: Double(rate), channels: channels, quality: quality)
+                    inputRate: Double(reader.sampleRate), outputRate: Double(rate), channels: channels, quality: quality
+                )
             } catch {
                 throw .unsupported(path: url.path, reason: error.localizedDescription)
             }

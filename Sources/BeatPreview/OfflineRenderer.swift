@@ -45,7 +45,8 @@ public enum PreviewError: Error, LocalizedError, Sendable, Equatable {
         case .audioMismatch(let mismatch): return mismatch.description
         case .unsupportedOutput(let path, let fileExtension):
             let named = fileExtension.isEmpty ? "no extension" : "the extension .\(fileExtension)"
-            return "\(path): \(named) names no format the renderer writes; it writes \(AudioContainer.supportedExtensions)"
+            return
+                "\(path): \(named) names no format the renderer writes; it writes \(AudioContainer.supportedExtensions)"
         case .encode(let error): return error.localizedDescription
         }
     }
@@ -187,7 +188,8 @@ public struct PreviewMaterial: Sendable {
                 throw .audio(.cannotOpen(path: audio.path, reason: "cannot read it to compute its SHA-256"))
             }
             if actual == stated { return nil }
-            return AudioMismatch(audioPath: audio.path, mapPath: mapURL.path, difference: .hash(actual: actual, stated: stated))
+            return AudioMismatch(
+                audioPath: audio.path, mapPath: mapURL.path, difference: .hash(actual: actual, stated: stated))
         }
         var duration = header
         if duration == nil || reader.majorFormat == AudioFileReader.mpegFormat {
@@ -200,7 +202,8 @@ public struct PreviewMaterial: Sendable {
         }
         guard let actual = duration, abs(actual - map.audio.duration) > durationTolerance else { return nil }
         return AudioMismatch(
-            audioPath: audio.path, mapPath: mapURL.path, difference: .duration(actual: actual, stated: map.audio.duration))
+            audioPath: audio.path, mapPath: mapURL.path,
+            difference: .duration(actual: actual, stated: map.audio.duration))
     }
 
     /// A material from its parts.

@@ -75,7 +75,8 @@ public struct RenderRequest {
     /// A request with the defaults: the whole track at its own rate, 16-bit, nothing replaced.
     public init(
         audio: URL?, map: URL, click: URL? = nil, destination: RenderDestination, shownAs: String,
-        from: TimeInterval? = nil, to: TimeInterval? = nil, sampleRate: Int? = nil, settings: MixSettings = MixSettings(),
+        from: TimeInterval? = nil, to: TimeInterval? = nil, sampleRate: Int? = nil,
+        settings: MixSettings = MixSettings(),
         format: RenderSampleFormat = .pcm16, overwrite: Bool = false, acceptMismatch: Bool = false
     ) {
         self.audio = audio
