@@ -21,6 +21,8 @@ enum FlagHints {
         case .nameEachOutput?: return "; use -o or rename one"
         case .validateMap?: return "; `beatmap validate` lists such problems"
         case .shortenSpan?: return "; render a shorter --from/--to span"
+        case .useMismatchedAudio?: return " (use --force to use this audio anyway)"
+        case .giveAudioFile?: return "; give the audio file before the map"
         case .restart(let time)?: return "; quit and run preview again with --from \(String(format: "%.2f", time))"
         }
     }

@@ -22,6 +22,10 @@ public enum Remedy: Sendable, Equatable {
     case validateMap
     /// Ask for a shorter time span.
     case shortenSpan
+    /// Use the given audio although it is not the audio the map was made for.
+    case useMismatchedAudio
+    /// Give the audio file, which the map does not name.
+    case giveAudioFile
     /// Start again at this time (seconds), for example after the audio output failed for good.
     case restart(at: Double)
 }
