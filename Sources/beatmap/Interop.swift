@@ -71,7 +71,10 @@ struct Export: ParsableCommand {
     @Option(name: .customLong("swift-access"), help: "Swift: access level (public, package, internal, fileprivate).")
     var swiftAccess: String?
 
-    @Option(help: "Song title for StepMania, osu! and Beat Saber (default: the audio file's name).")
+    @Option(
+        help:
+            "Song title for StepMania, osu! and Beat Saber (default: the audio file's name; its folder's when it is called song.*)."
+    )
     var title: String?
 
     @Option(
