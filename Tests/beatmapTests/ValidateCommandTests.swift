@@ -44,7 +44,7 @@ struct ValidateCommandTests {
         #expect(seen["schema"]?.map(\.line) == [2, 6])
         #expect(seen["audio-mismatch"]?.map(\.line) == [5, 7])
         let summary = try #require(root["summary"] as? [String: Int])
-        #expect(summary == ["files": 11, "errors": 12, "warnings": 2])
+        #expect(summary == ["files": 11, "errors": 12, "warnings": 2, "missingAudio": 0])
     }
 
     @Test("exit status: 0 clean, 0 with warnings, 1 with --strict warnings, 1 errors, 2 could not run")
