@@ -77,7 +77,10 @@ struct Export: ParsableCommand {
     @Option(name: .customLong("csharp-namespace"), help: "C#: the namespace (default: none).")
     var csharpNamespace: String?
 
-    @Option(help: "Song title for StepMania, osu!, Beat Saber, MIDI and .chart (default: the audio file's name).")
+    @Option(
+        help:
+            "Song title for StepMania, osu!, Beat Saber, MIDI and .chart (default: the audio file's name; its folder's when it is called song.*)."
+    )
     var title: String?
 
     @Option(

@@ -48,6 +48,7 @@ public enum Interchange {
         }
         var options = options
         if options.sourceName == nil { options.sourceName = mapURL.lastPathComponent }
+        if options.title == nil { options.title = FormatSupport.folderTitle(of: map, at: mapURL) }
         let files: [ExportedFile]
         do {
             files = try format.converter.export(map, options: options)

@@ -163,7 +163,8 @@ public struct ExportOptions: Sendable, Equatable {
     /// C#: the namespace (dotted names allowed), or `nil` for none.
     public var csharpNamespace: String?
     /// Title written into game formats (StepMania, osu!, Beat Saber, MIDI's track name, `.chart`); default:
-    /// the audio file's name.
+    /// the audio file's name, or its folder's name when the file is called `song.*` (a library laid out one
+    /// song per folder).
     public var title: String?
     /// How far a beat may move when a tempo map is fitted through the beats for StepMania, osu! and Beat
     /// Saber (seconds). Default 0.25 ms: segments merge only where the beats already lie on one tempo.
