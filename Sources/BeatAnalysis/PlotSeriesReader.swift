@@ -200,18 +200,30 @@ public struct PlotSeriesReader: Sendable {
 extension BeatPlot {
     /// Draws the map at `map` over the audio at `audio` from `start` to `end` seconds (`nil`: the end of
     /// the audio), reading the audio in one streaming pass, and writes the SVG to `output` atomically.
-    /// An existing `output` (named `shownAs` in the error) is replaced only when `overwrite`.
+    /// An existing `output` (named `shownAs` in the error) is replaced only when `overwrite`. `title`
+    /// names the two files (default: their file names).
     public static func write(
         audio: URL, map: URL, to output: URL, shownAs: String, from start: Double = 0, to end: Double? = nil,
-        layout: Layout = Layout(), overwrite: Bool = false
+        layout: Layout = Layout(), title: String? = nil, overwrite: Bool = false
     ) throws {
-        let beatMap = try BeatMapCodec.read(from: map)
         if !overwrite && FileManager.default.fileExists(atPath: output.path) {
+            _ = try BeatMapCodec.read(from: map)
             throw BeatMapError.exists(path: shownAs)
         }
-        let series = try PlotSeriesReader(columns: layout.plotWidth).read(audio, from: start, to: end)
-        let title = "\(map.lastPathComponent) over \(audio.lastPathComponent)"
-        let svg = BeatPlot(map: beatMap, series: series, title: title, layout: layout).svg
+        let svg = try svg(audio: audio, map: map, from: start, to: end, layout: layout, title: title)
         try AtomicFile.write(Data(svg.utf8), to: output, overwrite: overwrite)
+    }
+
+    /// The SVG of the map at `map` drawn over the audio at `audio` from `start` to `end` seconds (`nil`:
+    /// the end of the audio), for a caller that writes it elsewhere (standard output). `title` names the
+    /// two files (default: their file names).
+    public static func svg(
+        audio: URL, map: URL, from start: Double = 0, to end: Double? = nil, layout: Layout = Layout(),
+        title: String? = nil
+    ) throws -> String {
+        let beatMap = try BeatMapCodec.read(from: map)
+        let series = try PlotSeriesReader(columns: layout.plotWidth).read(audio, from: start, to: end)
+        let title = title ?? "\(map.lastPathComponent) over \(audio.lastPathComponent)"
+        return BeatPlot(map: beatMap, series: series, title: title, layout: layout).svg
     }
 }

@@ -15,4 +15,7 @@ struct Beatmap: AsyncParsableCommand {
             Preview.self, Evaluate.self, Format.self,
         ]
     )
+
+    /// Runs the tool through ``CommandRunner``: one error style and the exit status table of ``Exit``.
+    static func main() async { await CommandRunner.main(Self.self) }
 }

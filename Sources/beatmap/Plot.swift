@@ -8,31 +8,41 @@ import Foundation
 /// `beatmap plot AUDIO MAP -o plot.svg`.
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw a map's beats over its audio as SVG: waveform, onset strength, beats, bars, tempo, m:ss axis.",
+        abstract: "Draw a map's beats over its audio as SVG: waveform, onset strength, beats, bars, tempo.",
         discussion: """
             The audio is read in one streaming pass: a long track is never held in memory. Bar downbeats \
             are drawn red and numbered: bars follow the map's beats per bar from each tempo segment's \
-            start, or bars of four from the first beat when the map does not say. --from and --to zoom in \
-            (seconds or m:ss).
+            start, or bars of four from the first beat when the map does not say. --from and --to zoom in. \
+            The picture is SVG only: an output name must end in .svg (PNG and other formats are refused \
+            before any work); -o - writes it to standard output. AUDIO or MAP may be - (standard input).
+
+            \(Exit.summary)
             """
     )
 
-    @Argument(help: "The audio file.")
+    @Argument(help: "The audio file (- for standard input).")
     var audio: String
 
-    @Argument(help: "The beat map (*.beatmap.json).")
+    @Argument(help: "The beat map (*.beatmap.json; - for standard input).")
     var map: String
 
-    @Option(name: .shortAndLong, help: "The SVG file to write.")
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("The SVG file to write (- for standard output).", valueName: "file.svg")
+    )
     var output: String
 
-    @Option(help: "Start of the plotted range (seconds or m:ss; default 0).")
-    var from: String?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Start of the plotted range, in seconds or m:ss.", valueName: timeValueName))
+    var from = ClockTime.zero
 
-    @Option(help: "End of the plotted range (seconds or m:ss; default: the end of the audio).")
-    var to: String?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "End of the plotted range, in seconds or m:ss (default: the end of the audio).", valueName: timeValueName))
+    var to: ClockTime?
 
-    @Option(help: "Picture width in pixels (400–20000).")
+    @Option(parsing: .unconditional, help: "Picture width in pixels (400–20000).")
     var width = 1600
 
     @Flag(help: "Replace an existing output.")
@@ -40,27 +50,30 @@ struct Plot: ParsableCommand {
 
     func validate() throws {
         guard (400...20_000).contains(width) else { throw ValidationError("--width must be from 400 to 20000 pixels") }
-        for (name, value) in [("--from", from), ("--to", to)] {
-            if let value, BeatMapSummary.parseClock(value) == nil {
-                throw ValidationError("\(name) '\(value)' is not a time: give seconds (90.5) or m:ss (1:30.5)")
-            }
+        try requireOrdered(from: from, to: to)
+        if StandardStreams.isDash(audio) && StandardStreams.isDash(map) {
+            throw ValidationError("only one of AUDIO and MAP can be read from standard input")
         }
-        if let start = from.flatMap(BeatMapSummary.parseClock), let end = to.flatMap(BeatMapSummary.parseClock),
-            end <= start
-        {
-            throw ValidationError("--to must be after --from")
-        }
+        try OutputName.require(output, option: "-o", suffixes: [".svg"], writes: "SVG")
     }
 
     func run() throws {
         var layout = BeatPlot.Layout(width: width)
         layout.zoomControl = "--from/--to"
-        try exitOnError(Exit.failure) {
+        try exitOnError(Exit.couldNotRun) {
+            let audioURL = try StandardStreams.readableURL(audio)
+            let mapURL = try StandardStreams.readableURL(map)
+            let title = "\(StandardStreams.displayName(map)) over \(StandardStreams.displayName(audio))"
+            guard !StandardStreams.isDash(output) else {
+                Console.out(
+                    try BeatPlot.svg(
+                        audio: audioURL, map: mapURL, from: from.seconds, to: to.seconds, layout: layout, title: title))
+                return
+            }
             try BeatPlot.write(
-                audio: URL(fileURLWithPath: audio), map: URL(fileURLWithPath: map), to: URL(fileURLWithPath: output),
-                shownAs: output, from: from.flatMap(BeatMapSummary.parseClock) ?? 0,
-                to: to.flatMap(BeatMapSummary.parseClock), layout: layout, overwrite: force)
+                audio: audioURL, map: mapURL, to: URL(fileURLWithPath: output), shownAs: output, from: from.seconds,
+                to: to.seconds, layout: layout, title: title, overwrite: force)
+            Console.out("wrote \(output)\n")
         }
-        Console.out("wrote \(output)\n")
     }
 }

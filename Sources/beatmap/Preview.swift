@@ -11,7 +11,10 @@ struct Preview: ParsableCommand {
         abstract: "Play the audio with a click on every beat, with keys to pause, seek, loop, nudge and save.",
         discussion: """
             Keys: \(TransportKeyDecoder.help).
-            With --no-ui (or when not run at a terminal) it plays the span from --from to --to once and exits.
+            With --no-ui (or when not run at a terminal) it plays the span from --from to --to once and exits. \
+            The status line counts beats from 1.
+
+            \(Exit.summary)
             """
     )
 
@@ -21,11 +24,15 @@ struct Preview: ParsableCommand {
     @Argument(help: "The beat map.")
     var map: String
 
-    @Option(help: ArgumentHelp("Start at this time, in seconds.", valueName: "seconds"))
-    var from: Double?
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Start at this time, in seconds or m:ss.", valueName: timeValueName)
+    )
+    var from: ClockTime?
 
-    @Option(help: ArgumentHelp("Stop at this time, in seconds (with --no-ui).", valueName: "seconds"))
-    var to: Double?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Stop at this time, in seconds or m:ss (with --no-ui).", valueName: timeValueName))
+    var to: ClockTime?
 
     @Flag(name: .customLong("no-ui"), help: "Play once without the terminal interface (for scripts).")
     var noUI = false
@@ -34,8 +41,8 @@ struct Preview: ParsableCommand {
     var device: String?
 
     @Option(
-        name: .customLong("buffer-frames"),
-        help: ArgumentHelp("Frames per audio callback (default 256).", valueName: "n"))
+        name: .customLong("buffer-frames"), parsing: .unconditional,
+        help: ArgumentHelp("Frames per audio callback.", valueName: "n"))
     var bufferFrames = 256
 
     @Flag(help: "Show PortAudio/ALSA/JACK device messages and playback statistics.")
@@ -47,8 +54,7 @@ struct Preview: ParsableCommand {
         guard (16...8192).contains(bufferFrames) else {
             throw ValidationError("--buffer-frames must be from 16 to 8192")
         }
-        if let from, !(from.isFinite && from >= 0) { throw ValidationError("--from must be a time ≥ 0 in seconds") }
-        if let to, !(to.isFinite && to > (from ?? 0)) { throw ValidationError("--to must be a time after --from") }
+        try requireOrdered(from: from, to: to)
     }
 
     func run() throws {
@@ -63,10 +69,7 @@ struct Preview: ParsableCommand {
             try play(interactive: interactive, started: started)
         } catch {
             Console.error(error)
-            switch error {
-            case .noDevice, .device, .span: throw Exit.couldNotRun
-            default: throw Exit.failure
-            }
+            throw Exit.couldNotRun
         }
     }
 
@@ -84,11 +87,11 @@ struct Preview: ParsableCommand {
                     offlineHint: hint, restartAdvice: { FlagHints.hint(.restart(at: $0)).dropFirst(2).description }))
             defer { player.close() }
             if !interactive {
-                if let from, from >= player.duration, material.mixer.track.isComplete {
+                if let from = from?.seconds, from >= player.duration, material.mixer.track.isComplete {
                     throw PreviewError.span(.startPastEnd(start: from, duration: nil))
                 }
-                player.play(from: from ?? 0, to: to, completeAtEnd: true)
-                let span = (to ?? player.duration) - (from ?? 0)
+                player.play(from: from.seconds ?? 0, to: to.seconds, completeAtEnd: true)
+                let span = (to.seconds ?? player.duration) - (from.seconds ?? 0)
                 if let problem = player.waitUntilFinished(timeout: span + 30) {
                     throw PreviewError.device("\(problem). \(hint)")
                 }
@@ -99,7 +102,7 @@ struct Preview: ParsableCommand {
                 throw PreviewError.device("cannot put the terminal in raw mode; use --no-ui")
             }
             defer { terminal.restore() }
-            player.play(from: from ?? 0)
+            player.play(from: from.seconds ?? 0)
             var transport = TerminalTransport(player: player, saver: MapSaver(mapURL: mapURL, original: material.map)) {
                 Console.out($0)
             }

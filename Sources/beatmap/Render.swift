@@ -12,10 +12,14 @@ struct MixOptions: ParsableArguments {
         help: ArgumentHelp("A click sample to use instead of the built-in click.", valueName: "file"))
     var clickFile: String?
 
-    @Option(name: .customLong("music-gain"), help: ArgumentHelp("Music level in dB (default -3).", valueName: "dB"))
+    @Option(
+        name: .customLong("music-gain"), parsing: .unconditional,
+        help: ArgumentHelp("Music level in dB.", valueName: "dB"))
     var musicGain: Double = -3
 
-    @Option(name: .customLong("click-gain"), help: ArgumentHelp("Click level in dB (default -3).", valueName: "dB"))
+    @Option(
+        name: .customLong("click-gain"), parsing: .unconditional,
+        help: ArgumentHelp("Click level in dB.", valueName: "dB"))
     var clickGain: Double = -3
 
     func validate() throws {
@@ -43,6 +47,8 @@ struct Render: ParsableCommand {
             Each click starts exactly at its beat's frame, round(time × sample rate), at the audio's own \
             sample rate; bars' first beats are accented when the map's tempo gives beatsPerBar. The mix \
             goes through a soft limiter, so it never clips. The file is written atomically.
+
+            \(Exit.summary)
             """
     )
 
@@ -55,11 +61,17 @@ struct Render: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write.", valueName: "out.wav"))
     var output: String
 
-    @Option(help: ArgumentHelp("Start of the span to render, in seconds (default: the start).", valueName: "seconds"))
-    var from: Double?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Start of the span to render, in seconds or m:ss (default: the start).", valueName: timeValueName))
+    var from: ClockTime?
 
-    @Option(help: ArgumentHelp("End of the span to render, in seconds (default: the end).", valueName: "seconds"))
-    var to: Double?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "End of the span to render, in seconds or m:ss (default: the end).", valueName: timeValueName))
+    var to: ClockTime?
 
     @Flag(name: .customLong("float"), help: "Write 32-bit float samples (default: 16-bit PCM).")
     var float = false
@@ -72,6 +84,8 @@ struct Render: ParsableCommand {
 
     @OptionGroup var mix: MixOptions
 
+    func validate() throws { try requireOrdered(from: from, to: to) }
+
     func run() throws {
         guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
             Console.error("render needs macOS 15 or later")
@@ -80,15 +94,12 @@ struct Render: ParsableCommand {
         do {
             let report = try OfflineRenderer.render(
                 audio: URL(fileURLWithPath: audio), map: URL(fileURLWithPath: map), click: mix.clickURL,
-                to: URL(fileURLWithPath: output), shownAs: output, from: from, to: to,
+                to: URL(fileURLWithPath: output), shownAs: output, from: from.seconds, to: to.seconds,
                 settings: mix.settings(musicMuted: noMusic), format: float ? .float32 : .pcm16, overwrite: force)
             Console.out(report.text)
         } catch {
             Console.error(error)
-            switch error {
-            case .exists, .span: throw Exit.couldNotRun
-            default: throw Exit.failure
-            }
+            throw Exit.couldNotRun
         }
     }
 }

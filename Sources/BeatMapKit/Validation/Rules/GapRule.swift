@@ -39,7 +39,7 @@ public struct GapRule: ValidationRule {
     enum Message {
         /// `beats` (`seconds`) between beat `previous` at `time` and beat `index`.
         static func gap(beats: Double, seconds: Double, previous: Int, at time: Double, index: Int) -> String {
-            "gap of \(String(format: "%.2f", beats)) beats (\(Describe.seconds(seconds))) between beat \(previous) at \(Describe.seconds(time)) and beat \(index); a beat may be missing"
+            "gap of \(String(format: "%.2f", beats)) beats (\(Describe.seconds(seconds))) between \(Describe.beat(previous)) at \(Describe.seconds(time)) and \(Describe.beat(index)); a beat may be missing"
         }
     }
 }
