@@ -37,7 +37,7 @@ struct Preview: ParsableCommand {
     @Flag(name: .customLong("no-ui"), help: "Play once without the terminal interface (for scripts).")
     var noUI = false
 
-    @Option(help: ArgumentHelp("Output device: part of its name (default: the system default).", valueName: "name"))
+    @Option(help: ArgumentHelp("Output device: part of its name (default: the system's).", valueName: "name"))
     var device: String?
 
     @Option(
