@@ -54,11 +54,11 @@ struct RenderCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try AudioFixtures.song(in: folder)
         let missing = try CLI.run(["render", "missing.wav", "song.beatmap.json", "-o", "out.wav"], in: folder)
-        #expect(missing.status == 1)
+        #expect(missing.status == 2)
         #expect(missing.stderr.contains("missing.wav"))
         try Data("{\"version\": 1}".utf8).write(to: folder.appendingPathComponent("bad.beatmap.json"))
         let badMap = try CLI.run(["render", "song.wav", "bad.beatmap.json", "-o", "out.wav"], in: folder)
-        #expect(badMap.status == 1)
+        #expect(badMap.status == 2)
         #expect(badMap.stderr.contains("bad.beatmap.json"))
         let pastEnd = try CLI.run(
             ["render", "song.wav", "song.beatmap.json", "-o", "out.wav", "--from", "60"], in: folder)
