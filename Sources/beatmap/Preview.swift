@@ -11,6 +11,7 @@ struct Preview: ParsableCommand {
         abstract: "Play the audio with a click on every beat, with keys to pause, seek, loop, nudge and save.",
         discussion: """
             Keys: \(TransportKeyDecoder.help).
+
             With --no-ui (or when not run at a terminal) it plays the span from --from to --to once and exits. \
             The status line counts beats from 1.
 

@@ -52,10 +52,10 @@ struct Render: ParsableCommand {
             """
     )
 
-    @Argument(help: "The audio file.")
+    @Argument(help: "The audio file (- for standard input).")
     var audio: String
 
-    @Argument(help: "The beat map.")
+    @Argument(help: "The beat map (- for standard input).")
     var map: String
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write.", valueName: "out.wav"))
@@ -84,7 +84,12 @@ struct Render: ParsableCommand {
 
     @OptionGroup var mix: MixOptions
 
-    func validate() throws { try requireOrdered(from: from, to: to) }
+    func validate() throws {
+        try requireOrdered(from: from, to: to)
+        if StandardStreams.isDash(audio) && StandardStreams.isDash(map) {
+            throw ValidationError("only one of AUDIO and MAP can be read from standard input")
+        }
+    }
 
     func run() throws {
         guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
@@ -93,7 +98,7 @@ struct Render: ParsableCommand {
         }
         do {
             let report = try OfflineRenderer.render(
-                audio: URL(fileURLWithPath: audio), map: URL(fileURLWithPath: map), click: mix.clickURL,
+                audio: StandardStreams.readableURL(audio), map: StandardStreams.readableURL(map), click: mix.clickURL,
                 to: URL(fileURLWithPath: output), shownAs: output, from: from.seconds, to: to.seconds,
                 settings: mix.settings(musicMuted: noMusic), format: float ? .float32 : .pcm16, overwrite: force)
             Console.out(report.text)

@@ -193,6 +193,10 @@ struct UnixConventionsTests {
         #expect(plot.status == 0, "\(plot.stderr)")
         #expect(plot.stdout.contains("song.beatmap.json over &lt;stdin&gt;") || plot.stdout.contains("over <stdin>"))
 
+        let render = try CLI.run(["render", "song.wav", "-", "-o", "r.wav"], in: folder, stdin: map)
+        #expect(render.status == 0, "\(render.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("r.wav").path))
+
         let analyzed = try CLI.run(["analyze", "-", "-o", "-", "--no-progress"], in: folder, stdin: drums)
         #expect(analyzed.status == 0, "\(analyzed.stderr)")
         #expect(analyzed.stdout.contains("\"duration\": 8.0"))
