@@ -85,7 +85,8 @@ struct Preview: ParsableCommand {
         let mapURL = URL(fileURLWithPath: files.map)
         do {
             let material = try PreviewMaterial.load(
-                audio: files.audio.map { URL(fileURLWithPath: $0) }, map: mapURL, click: mix.clickURL, acceptMismatch: force)
+                audio: files.audio.map { URL(fileURLWithPath: $0) }, map: mapURL, click: mix.clickURL,
+                acceptMismatch: force)
             let hint =
                 "To listen without an audio device, render a file: beatmap render \(files.files.joined(separator: " ")) -o preview.wav"
             let player = try PreviewPlayer(

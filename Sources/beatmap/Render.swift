@@ -107,7 +107,9 @@ struct Render: ParsableCommand {
             "End of the span to render, in seconds or m:ss (default: the end).", valueName: timeValueName))
     var to: ClockTime?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate of the output (default: the audio's).", valueName: "Hz"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Sample rate of the output (default: the audio's).", valueName: "Hz"))
     var rate: Int?
 
     @Flag(name: .customLong("float"), help: "Write 32-bit float samples (WAV only; default: 16-bit PCM).")
