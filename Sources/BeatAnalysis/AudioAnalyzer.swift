@@ -142,6 +142,18 @@ public struct AudioAnalysis: Sendable {
     /// ``ChromaProfile/hopsPerFrame`` hops (see ``ChromaProfile``): where the harmony changes, for the
     /// bars. Empty unless the onset method is `specflux`.
     public var chroma: [Float] = []
+    /// Mean square of the mono signal's second difference (a high-pass: the attacks, not the bass) at the
+    /// analysis rate in blocks of ``blockSize`` samples (0.73 ms; block `i` spans `i × blockDuration`
+    /// onwards), over the first ``blockLevelsSpan`` seconds only: where the beats' transients start (see
+    /// `TransientAlignment`).
+    public var blockLevels: [Float] = []
+    /// Samples per block of ``blockLevels`` at the analysis rate.
+    public static let blockSize = TransientAlignment.blockSize
+    /// Seconds of audio ``blockLevels`` covers at most: five minutes hold hundreds of beats, enough to
+    /// place one shift for the whole map, and keep the blocks' memory to 1.7 MB whatever the length.
+    public static let blockLevelsSpan = 300.0
+    /// Seconds per block of ``blockLevels``.
+    public var blockDuration: Double { Double(Self.blockSize) / Double(frame.sampleRate) }
     /// Seconds subtracted from the onset envelope's raw times (the measured detection delay).
     public var envelopeDelay: Double
     /// Seconds subtracted from aubio's raw beat times.
@@ -275,6 +287,11 @@ public struct AudioAnalyzer: Sendable {
         lowLevels.reserveCapacity(estimatedHops)
         var lowPass = LowBand(sampleRate: Double(frame.sampleRate))
         var chroma = ChromaProfile(frame: frame, expectedHops: estimatedHops)
+        let blockSize = AudioAnalysis.blockSize
+        let blockCap = Int(AudioAnalysis.blockLevelsSpan * Double(frame.sampleRate)) / blockSize
+        var blockLevels: [Float] = []
+        var previous: (Float, Float) = (0, 0)
+        blockLevels.reserveCapacity(min(blockCap, estimatedHops * hop / blockSize))
         var rawBeats: [Double] = []
         var peak: Float = 0
         let blockFrames = Self.blockFrames(sampleRate: reader.sampleRate)
@@ -291,6 +308,18 @@ public struct AudioAnalyzer: Sendable {
             var energy: Float = 0
             for index in 0..<hop { energy += hopSamples[index] * hopSamples[index] }
             levels.append(energy / Float(hop))
+            if blockLevels.count < blockCap {
+                for start in stride(from: 0, to: hop, by: blockSize) {
+                    var sum: Float = 0
+                    for index in start..<(start + blockSize) {
+                        let sample = hopSamples[index]
+                        let curvature = sample - 2 * previous.0 + previous.1
+                        previous = (sample, previous.0)
+                        sum += curvature * curvature
+                    }
+                    blockLevels.append(sum / Float(blockSize))
+                }
+            }
             lowLevels.append(lowPass.meanSquare(hopSamples, count: hop))
             if let specflux {
                 values.append(max(0, specflux.process(hopSamples)))
@@ -367,6 +396,7 @@ public struct AudioAnalyzer: Sendable {
             resampler: resampler?.summary, envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm,
             peak: peak,
             onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels, chroma: chroma.values,
+            blockLevels: blockLevels,
             envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
             trackerDelay: trackerDelay)
     }

@@ -81,7 +81,8 @@ public struct BeatMapAnalyzer: Sendable {
         do {
             fit = try GridFitter(options: options.grid).fit(
                 analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats,
-                levels: analysis.levels, lowLevels: analysis.lowLevels)
+                levels: analysis.levels, lowLevels: analysis.lowLevels, blockLevels: analysis.blockLevels,
+                blockDuration: analysis.blockDuration)
         } catch {
             throw .noBeat(path: audioURL.path, error)
         }

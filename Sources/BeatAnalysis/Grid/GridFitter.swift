@@ -28,10 +28,12 @@ public struct GridFitter: Sendable {
     /// used by `free` mode.
     /// `levels` (mean square per hop, as ``AudioAnalysis/levels``) lets the beats cover a quiet,
     /// beatless intro or a ringing ending where the audio is still sounding; `lowLevels` (the low band's,
-    /// as ``AudioAnalysis/lowLevels``) tells the kick drum's place, for the metric level and the phase.
+    /// as ``AudioAnalysis/lowLevels``) tells the kick drum's place, for the metric level and the phase;
+    /// `blockLevels` (mean squares per block of `blockDuration` seconds, as ``AudioAnalysis/blockLevels``)
+    /// put the beats on the start of their transients.
     public func fit(
         _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil,
-        lowLevels: [Float]? = nil
+        lowLevels: [Float]? = nil, blockLevels: [Float]? = nil, blockDuration: Double = 0
     ) throws(GridFitError)
         -> GridFit
     {
@@ -138,9 +140,9 @@ public struct GridFitter: Sendable {
             chosen.score = trackedSalience
         }
         // Beats on the start of the transients they stand for.
-        if let levels,
+        if let blockLevels,
             let shift = TransientAlignment.shift(
-                beats: fittedSegments.flatMap(\.beats), levels: levels, hopDuration: envelope.hopDuration)
+                beats: fittedSegments.flatMap(\.beats), blockLevels: blockLevels, blockDuration: blockDuration)
         {
             fittedSegments = fittedSegments.compactMap { segment in
                 let moved = segment.beats.map { $0 + shift }.filter { $0 >= 0 && $0 < duration }

@@ -111,7 +111,10 @@ extension GridFitter {
             // Like doubling, the faster ternary level (3⁄2) wins when its points carry 3⁄4 of the beats'
             // strength; the slower one (⅔) only when it clearly outscores them.
             let needed = factor > 1 ? 0.75 : 1.15
-            if ternary.score > needed * beats, tempo >= lowest, tempo <= highest {
+            // And the slower only when a third of the beats stands out (thirdStandsOut(_:_:)).
+            if ternary.score > needed * beats, tempo >= lowest, tempo <= highest,
+                factor > 1 || thirdStandsOut(novelty, BeatSequence(grid, in: span))
+            {
                 return refine(ternary.grid, over: span, matcher: matcher, fixedPeriod: false)
             }
         }

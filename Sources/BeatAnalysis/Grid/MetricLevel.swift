@@ -76,13 +76,19 @@ extension GridFitter {
     /// snare (a back-beat): half, a kick on every other beat with little low energy on the rest.
     static let backBeatParity = 0.5
 
-    /// Whether `curve` alternates between the points `step` beats apart and those halfway between them:
-    /// the weaker set under ``backBeatParity`` of the stronger.
-    func alternates(_ curve: Novelty, _ sequence: BeatSequence, step: Double) -> Bool {
+    /// The weaker over the stronger of `curve`'s means at the points `step` beats apart and at those
+    /// halfway between them (1 when alike, near 0 when one set is empty), or `nil` when both are empty.
+    func parityRatio(_ curve: Novelty, _ sequence: BeatSequence, step: Double) -> Double? {
         let on = curve.meanStrongest(of: sequence, step: step, offset: 0)
         let off = curve.meanStrongest(of: sequence, step: step, offset: step / 2)
         let strong = max(on, off)
-        return strong > 0 && min(on, off) / strong < Self.backBeatParity
+        return strong > 0 ? min(on, off) / strong : nil
+    }
+
+    /// Whether `curve` alternates between the points `step` beats apart and those halfway between them:
+    /// the weaker set under ``backBeatParity`` of the stronger.
+    func alternates(_ curve: Novelty, _ sequence: BeatSequence, step: Double) -> Bool {
+        parityRatio(curve, sequence, step: step).map { $0 < Self.backBeatParity } ?? false
     }
 
     /// The low band's weaker parity over its stronger one at or above which the kick falls alike on
@@ -92,10 +98,25 @@ extension GridFitter {
     /// Whether `curve` is alike at the points `step` beats apart and those halfway between them: the
     /// weaker set at or above ``steadyParity`` of the stronger.
     func steady(_ curve: Novelty, _ sequence: BeatSequence, step: Double) -> Bool {
-        let on = curve.meanStrongest(of: sequence, step: step, offset: 0)
-        let off = curve.meanStrongest(of: sequence, step: step, offset: step / 2)
-        let strong = max(on, off)
-        return strong > 0 && min(on, off) / strong >= Self.steadyParity
+        parityRatio(curve, sequence, step: step).map { $0 >= Self.steadyParity } ?? false
+    }
+
+    /// How far the beats of one class by beat number modulo 3 must stand out from the other two's mean
+    /// for the ⅔ level: as clearly as the ⅔ level's points must outscore the beats (1.15).
+    static let thirdsMargin = 1.15
+
+    /// Whether one third of the beats — those whose number modulo 3 is the same — stands out from the
+    /// other two thirds by ``thirdsMargin``. At ⅔ the tempo, a third of the beats are the music's beat
+    /// and the other two its triplet subdivisions, so one class must be stronger. Where the three are
+    /// alike (a kick on every beat), the beats are the music's, and strong points between them (disco's
+    /// open hi-hat on the off-beats) lift the ⅔ level's points without making it the beat. The ⅔ rule
+    /// alone compares different sounds (the off-beats' hi-hat with the beats' kick), whose balance a
+    /// codec or a resampler shifts; this one compares beats with beats.
+    func thirdStandsOut(_ novelty: Novelty, _ sequence: BeatSequence) -> Bool {
+        let classes = (0..<3).map { novelty.mean(of: sequence, step: 3, offset: Double($0)) }
+        guard let strongest = classes.max() else { return false }
+        let others = (classes.reduce(0, +) - strongest) / 2
+        return strongest > Self.thirdsMargin * others
     }
 
     /// Whether the tracked beats sit half a beat out: the kick drum (the low band) falls clearly (1.5×)
@@ -159,7 +180,9 @@ extension GridFitter {
         let fast = (0..<4).map { novelty.mean(of: sequence, step: 2.0 / 3.0, offset: Double($0) / 6) }.max() ?? 0
         if fast > 0.75 * beats, bpm * 1.5 <= highest { return LevelChange(factor: 1.5) }
         let slow = [0.0, 0.5, 1.0].map { novelty.mean(of: sequence, step: 1.5, offset: $0) }.max() ?? 0
-        if slow > 1.15 * beats, bpm / 1.5 >= lowest { return LevelChange(factor: 2.0 / 3.0) }
+        if slow > 1.15 * beats, bpm / 1.5 >= lowest, thirdStandsOut(novelty, sequence) {
+            return LevelChange(factor: 2.0 / 3.0)
+        }
         return nil
     }
 }

@@ -3,95 +3,100 @@
 import Foundation
 
 /// Puts beats on the start of the transients they stand for, not where the onset detection function
-/// peaks: a real drum's attack takes a few milliseconds, and the spectral flux peaks part-way up it
-/// (on rendered General-MIDI drums, about 7 ms after the note starts), while clicks — on which the
-/// detection delay is measured — have none.
+/// peaks: a real drum's attack takes a few milliseconds, and the spectral flux peaks part-way up it,
+/// while clicks — on which the detection delay is measured — have none.
 ///
-/// The audio's energy is only known per analysis hop (11.6 ms), too coarse to see an attack in one
-/// beat. But beats fall at every phase of the hop grid, so the hops around all the beats, placed by
-/// their time relative to their beat, sample the average energy around a beat finely (equivalent-time
-/// sampling, as a sampling oscilloscope does). Each hop's energy is the mean over the hop, so a sound
-/// that starts at `τ` begins to raise it for the hop centred at `τ − hop/2`: the profile's rise begins
-/// half a hop before the transient. The transient is placed where the average profile last reaches
-/// a tenth of its rise, before its peak, from the level before the beats to its peak, plus half a hop.
+/// It reads the audio around the fitted beats at a fine resolution: the energy of the analysis-rate
+/// signal's second difference in blocks of ``blockSize`` samples (0.73 ms; ``AudioAnalysis/blockLevels``),
+/// summed over a trailing window of ``windowBlocks`` blocks. Each beat's curve is normalised to its own
+/// loudest point, read at the same offsets from every beat (``binWidth`` apart, interpolated between
+/// blocks) and averaged in the log domain; the transient is placed where that average rises fastest.
+///
+/// Why each part:
+/// - **The second difference** (a high-pass, +12 dB per octave) keeps a drum's attack and drops the bass
+///   and the kick's own low tone, whose waveform, repeated on every beat at the same phase, would
+///   otherwise write its ripple into the average: only the broadband start of a hit is left.
+/// - **The steepest rise of the log energy**: a hit that starts at `τ` and grows as `A(t − τ)²` (an
+///   amplitude ramp) over a floor `F` raises `log(F + A(t − τ)²)` fastest where its energy reaches the
+///   floor, whatever its loudness or attack time. The floor is ``floorShare`` (1 %, −20 dB) of the
+///   beat's loudest energy, or what sounds before the hit when that is louder, so the rise is placed
+///   where the hit reaches a tenth of its peak amplitude — the convention by which the corpus measures a
+///   transient's start — and a precursor far below it (the resampler's pre-ringing, a codec's pre-echo)
+///   does not move it. A threshold on the rise itself (a tenth of it) would depend on the level before
+///   the beats, which the mix and the codec move: the steepest rise does not.
+/// - **A trailing window** keeps the steepest rise of a step at the step's start; two blocks (1.45 ms)
+///   steady the energy without smearing that start.
+/// - **One profile from every beat, read at the same offsets**, not binned by where each block falls:
+///   in a song whose beats fall at nearly the same phase of the block grid (a MIDI tempo is often a
+///   near-whole number of blocks), binning would hand each bin to a different part of the song.
 enum TransientAlignment {
-    /// Millisecond bins of the profile, from −`reach` to +`reach` ms around the beats.
-    static let reach = 45
-    /// The share of the rise at which the rise is taken to begin.
-    static let riseFraction = 0.1
+    /// Samples per energy block at the analysis rate (0.73 ms at 22 050 Hz).
+    static let blockSize = 16
+    /// Blocks in the trailing window whose energy is read.
+    static let windowBlocks = 2
+    /// The floor under each beat's energy, as a share of its loudest (−20 dB).
+    static let floorShare = 0.01
+    /// Spacing of the profile's points, seconds.
+    static let binWidth = 0.000_25
+    /// The profile spans −``reach``…+``reach`` seconds around the beats.
+    static let reach = 0.035
+    /// Where the transient is looked for, relative to the fitted beats, seconds.
+    static let searchRange = -0.025...0.012
+    /// Half the span over which the profile's slope is read, in points (±0.5 ms).
+    static let slopeHalfWidth = 2
     /// Fewest beats for a profile worth trusting.
     static let minimumBeats = 16
+    /// Least rise of the average log energy over the slope's span (1 ms) for a transient to be placed
+    /// at all (0.1, 0.4 dB).
+    static let minimumSlope = 0.1
 
     /// The shift (seconds, to add to every beat) that puts `beats` on their transients, or `nil` when
-    /// the profile shows no clear rise. `levels` are mean squares per hop, hop `i` spanning
-    /// `i × hopDuration` onwards. The shift is at most ±25 ms.
-    static func shift(beats: [Double], levels: [Float], hopDuration hop: Double) -> Double? {
-        guard beats.count >= minimumBeats, hop > 0 else { return nil }
-        let bins = 2 * reach + 1
-        var sums = [Double](repeating: 0, count: bins)
-        var counts = [Int](repeating: 0, count: bins)
-        let window = Double(reach) / 1000
+    /// the profile shows no clear rise. `blockLevels` are energies per block of `blockDuration` seconds,
+    /// block `i` spanning `i × blockDuration` onwards (they may cover only the start of the audio; beats
+    /// beyond them are not read).
+    static func shift(beats: [Double], blockLevels: [Float], blockDuration: Double) -> Double? {
+        guard beats.count >= minimumBeats, blockDuration > 0, !blockLevels.isEmpty else { return nil }
+        let halfPoints = Int((reach / binWidth).rounded())
+        let points = 2 * halfPoints + 1
+        var profile = [Double](repeating: 0, count: points)
         var used = 0
+        // The mean energy of the window of blocks ending with block `i`, placed at that block's end.
+        func energy(_ i: Int) -> Double {
+            var sum = 0.0
+            for back in 0..<windowBlocks { sum += Double(blockLevels[i - back]) }
+            return sum / Double(windowBlocks)
+        }
         for beat in beats {
-            let first = Int(((beat - window) / hop - 0.5).rounded(.down))
-            let last = Int(((beat + window) / hop - 0.5).rounded(.up))
-            guard first >= 0, last < levels.count else { continue }
-            // Each beat's energies relative to the loudest hop around it, so loud and quiet beats weigh
-            // alike.
-            var loudest: Float = 0
-            for index in first...last { loudest = max(loudest, levels[index]) }
-            guard loudest > 0 else { continue }
+            let first = Int(((beat - reach) / blockDuration - 1).rounded(.down))
+            let last = Int(((beat + reach) / blockDuration - 1).rounded(.up)) + 1
+            guard first - windowBlocks >= 0, last < blockLevels.count else { continue }
+            let energies = (first...last).map(energy)
+            guard let loudest = energies.max(), loudest > 0 else { continue }
+            let levels = energies.map { log($0 + floorShare * loudest) }
             used += 1
-            for index in first...last {
-                let offset = (Double(index) + 0.5) * hop - beat
-                let bin = Int((offset * 1000).rounded()) + reach
-                guard bin >= 0, bin < bins else { continue }
-                sums[bin] += Double(levels[index] / loudest)
-                counts[bin] += 1
+            for point in 0..<points {
+                let x = (beat + Double(point - halfPoints) * binWidth) / blockDuration - 1 - Double(first)
+                let index = min(levels.count - 2, max(0, Int(x.rounded(.down))))
+                let fraction = x - Double(index)
+                profile[point] += levels[index] * (1 - fraction) + levels[index + 1] * fraction
             }
         }
         guard used >= minimumBeats else { return nil }
-        // The profile, with empty bins filled from their neighbours.
-        var profile = [Double?](repeating: nil, count: bins)
-        for bin in 0..<bins where counts[bin] > 0 { profile[bin] = sums[bin] / Double(counts[bin]) }
-        guard profile.compactMap({ $0 }).count >= bins * 2 / 3 else { return nil }
-        var filled = [Double](repeating: 0, count: bins)
-        for bin in 0..<bins {
-            if let value = profile[bin] {
-                filled[bin] = value
-                continue
-            }
-            let left = (0..<bin).reversed().first { profile[$0] != nil }
-            let right = ((bin + 1)..<bins).first { profile[$0] != nil }
-            switch (left, right) {
-            case (let l?, let r?):
-                let fraction = Double(bin - l) / Double(r - l)
-                filled[bin] = (profile[l] ?? 0) * (1 - fraction) + (profile[r] ?? 0) * fraction
-            case (let l?, nil): filled[bin] = profile[l] ?? 0
-            case (nil, let r?): filled[bin] = profile[r] ?? 0
-            case (nil, nil): return nil
-            }
-        }
-        let smooth = filled
-        // The level before the beats (−45…−30 ms) and the peak after the rise begins (−20…+30 ms).
-        let before = smooth[0...(reach - 30)].reduce(0, +) / Double(reach - 29)
-        let peakRange = (reach - 20)...(reach + 30)
-        guard let peak = smooth[peakRange].max(), peak > before * 1.5 else { return nil }
-        let threshold = before + riseFraction * (peak - before)
-        guard let peakBin = peakRange.first(where: { smooth[$0] == peak }) else { return nil }
-        // The last crossing of the threshold before the peak.
-        var crossing: Double?
-        var bin = peakBin
-        while bin > 0 {
-            if smooth[bin - 1] < threshold, smooth[bin] >= threshold {
-                let fraction = (threshold - smooth[bin - 1]) / (smooth[bin] - smooth[bin - 1])
-                crossing = Double(bin - 1) + fraction
-                break
-            }
-            bin -= 1
-        }
-        guard let crossing else { return nil }
-        let shift = (crossing - Double(reach)) / 1000 + hop / 2
-        return abs(shift) <= 0.025 ? shift : nil
+        for point in 0..<points { profile[point] /= Double(used) }
+        // The steepest rise within the search range.
+        let lower = halfPoints + Int((searchRange.lowerBound / binWidth).rounded())
+        let upper = halfPoints + Int((searchRange.upperBound / binWidth).rounded())
+        let h = slopeHalfWidth
+        guard lower - h - 1 >= 0, upper + h + 1 < points else { return nil }
+        func slope(_ point: Int) -> Double { profile[point + h] - profile[point - h] }
+        var best = lower
+        for point in lower...upper where slope(point) > slope(best) { best = point }
+        guard slope(best) >= minimumSlope else { return nil }
+        // A parabola through the slope's peak and its neighbours places it between points.
+        let (a, b, c) = (slope(best - 1), slope(best), slope(best + 1))
+        let curvature = a - 2 * b + c
+        let vertex = curvature < 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / curvature)) : 0
+        let shift = (Double(best - halfPoints) + vertex) * binWidth
+        return searchRange.contains(shift) ? shift : nil
     }
 }
