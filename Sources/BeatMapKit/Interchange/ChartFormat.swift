@@ -6,7 +6,7 @@ public import Foundation
 /// note) and `Offset`, and the `[SyncTrack]` section's `B` (tempo, BPM × 1000) and `TS` (time signature:
 /// numerator and, optionally, the power of two of its denominator) events.
 ///
-/// Import lays the beats of that tempo map as for MIDI (``TickTempoMap``): a beat is the time
+/// Import lays the beats of that tempo map as for MIDI (see ``MIDIFileFormat``): a beat is the time
 /// signature's note value, bars start at each `TS`. `Offset` (seconds) is the time of tick 0. The beats run
 /// from tick 0 to the end of the audio (the given duration, else the measured `MusicStream`, else the
 /// last note), or, in a chart this converter wrote, between its `beatmap_first_beat` and
