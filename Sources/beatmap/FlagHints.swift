@@ -20,6 +20,7 @@ enum FlagHints {
         case .forceTempo?: return "; use --bpm to force a tempo"
         case .nameEachOutput?: return "; use -o or rename one"
         case .validateMap?: return "; `beatmap validate` lists such problems"
+        case .giveMeter?: return "; set it with `beatmap edit --beats-per-bar N`"
         case .shortenSpan?: return "; render a shorter --from/--to span"
         case .restart(let time)?: return "; quit and run preview again with --from \(String(format: "%.2f", time))"
         }
@@ -31,6 +32,7 @@ enum FlagHints {
         case let error as BeatMapError: return error.localizedDescription + hint(error.remedy)
         case let error as AtomicFileError: return error.localizedDescription + hint(error.remedy)
         case let error as InterchangeError: return error.localizedDescription + hint(error.remedy)
+        case let error as MapEditRunError: return error.localizedDescription + hint(error.remedy)
         case let error as AnalysisError: return error.localizedDescription + hint(error.remedy)
         case let error as AnalysisFailure: return error.message + hint(error.remedy)
         case let error as AnalysisBatchError: return describe(error)
