@@ -12,10 +12,15 @@ let package = Package(
         .library(name: "BeatAudio", targets: ["BeatAudio"]),
         .library(name: "BeatAnalysis", targets: ["BeatAnalysis"]),
         .library(name: "BeatPreview", targets: ["BeatPreview"]),
+        .library(name: "BeatStudio", targets: ["BeatStudio"]),
         .executable(name: "beatmap", targets: ["beatmap"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
     ],
     targets: [
         // Pure Swift, Foundation only: what a game imports.
@@ -53,6 +58,18 @@ let package = Package(
         // Click synthesis, the offline renderer/mixer and realtime output through PortAudio.
         .target(name: "BeatPreview", dependencies: ["BeatMapKit", "BeatAudio", "CPortAudio"]),
 
+        // `beatmap studio`: a loopback HTTP server for one map and its audio, and the page it serves.
+        .target(
+            name: "BeatStudio",
+            dependencies: [
+                "BeatMapKit", "BeatAudio", "BeatPreview", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Page")]
+        ),
+
         // The command-line tool: parses, calls a library, prints, exits.
         .executableTarget(
             name: "beatmap",
@@ -61,6 +78,7 @@ let package = Package(
                 "BeatAudio",
                 "BeatAnalysis",
                 "BeatPreview",
+                "BeatStudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -81,6 +99,7 @@ let package = Package(
             name: "BeatPreviewTests",
             dependencies: ["BeatPreview", "BeatAudio", "BeatMapKit", "TestSynth"]
         ),
+        .testTarget(name: "BeatStudioTests", dependencies: ["BeatStudio", "BeatMapKit"]),
         .testTarget(
             name: "beatmapTests",
             dependencies: ["BeatMapKit", "beatmap", "TestSynth"],

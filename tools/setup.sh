@@ -19,6 +19,8 @@ PACKAGES=(
   sox               # tools/bench (render peer), tools/hostile-audio.py, tools/fuzz/make-seeds.sh
   lame              # tests: MP3s with and without LAME's gapless tag
   python3           # tools/hostile-audio.py runs the hostile audio corpus in CI
+  chromium          # tools/check-studio.sh: the studio page in a headless browser
+  chromium-driver   # tools/check-studio.sh: WebDriver for it (selenium, from PyPI)
 )
 PACKAGES+=("$@")
 SUDO=""

@@ -34,6 +34,7 @@ export SWIFT_BACKTRACE="${SWIFT_BACKTRACE-enable=no}"
 SKIP_THREAD="${SANITIZER_SKIP_THREAD-PreviewCommandTests/interactive}"
 CONCURRENT='^(BeatAnalysisTests|BeatPreviewTests)\.'
 CONCURRENT+='|^BeatMapKitTests\.(ValidatorTests|PlaybackClockTests)'
+CONCURRENT+='|^BeatStudioTests\.'
 CONCURRENT+='|^beatmapTests\.(AnalyzeCommandTests|PreviewCommandTests|RenderCommandTests|ValidateCommandTests|ValidateAudioTests|HostileAudioValidateTests)'
 FILTER_THREAD="${SANITIZER_FILTER_THREAD-$CONCURRENT}"
 

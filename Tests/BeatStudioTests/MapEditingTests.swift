@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import BeatStudio
+import Testing
+
+@Suite("studio edits")
+struct MapEditingTests {
+    let map = BeatMap(
+        audio: AudioReference(duration: 10), tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
+        beats: (0..<16).map { 0.5 + Double($0) * 0.5 })
+    let editor = LibraryMapEditor()
+
+    @Test("×2 then ½ gives the map back")
+    func doubleHalve() throws {
+        let doubled = try editor.apply(.metricLevel(ratio: "×2"), to: map)
+        #expect(doubled.beats.count == 32)
+        #expect(doubled.tempo?.first?.bpm == 240)
+        #expect(doubled.tempo?.first?.beatsPerBar == 8)
+        let back = try editor.apply(.metricLevel(ratio: "½"), to: doubled)
+        #expect(back == map)
+    }
+
+    @Test("⅔ and 3⁄2 go through the library's editor; an unknown ratio is refused")
+    func ternary() throws {
+        #expect(editor.metricRatios == ["×2", "½", "⅔", "3⁄2"])
+        let twoThirds = try editor.apply(.metricLevel(ratio: "⅔"), to: map)
+        #expect(twoThirds.tempo?.first?.bpm == 80)
+        #expect(twoThirds.beats.count == 11)
+        let back = try editor.apply(.metricLevel(ratio: "3⁄2"), to: twoThirds)
+        #expect(back.tempo?.first?.bpm == 120)
+        #expect(throws: MapEditError.self) { try editor.apply(.metricLevel(ratio: "⅘"), to: map) }
+    }
+
+    @Test("nudge moves beats and anchors; meter and bar phase change the segment")
+    func nudgeMeterPhase() throws {
+        let nudged = try editor.apply(.nudge(seconds: 0.01), to: map)
+        #expect(nudged.beats.first == 0.51)
+        #expect(nudged.tempo?.first?.time == 0.51)
+        let meter = try editor.apply(.meter(beatsPerBar: 3, at: 2), to: map)
+        #expect(meter.tempo?.first?.beatsPerBar == 3)
+        let shifted = try editor.apply(.barPhase(beats: 1, at: nil), to: map)
+        #expect(shifted.tempo?.first?.time == 1.0)
+        let back = try editor.apply(.barPhase(beats: -1, at: nil), to: shifted)
+        #expect(back.tempo?.first?.time == 0.5)
+        #expect(shifted.beats == map.beats)
+    }
+
+    @Test("a tapped tempo lays the segment out again through the tap")
+    func tempo() throws {
+        let laid = try editor.apply(.tempo(bpm: 100, anchor: 1.0), to: map)
+        #expect(laid.tempo?.first?.bpm == 100)
+        #expect(laid.beats.contains(1.0))
+        #expect(laid.beats.contains(1.6))
+        #expect(throws: MapEditError.self) { try editor.apply(.tempo(bpm: 1000, anchor: 1), to: map) }
+    }
+}
