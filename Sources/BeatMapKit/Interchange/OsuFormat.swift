@@ -33,6 +33,7 @@ public struct OsuFormat: BeatMapConverter {
         let title = Self.clean(FormatSupport.title(map, options))
         let positions = BarPositions.positions(of: map)
         let grid = map.tempo.flatMap { TempoGrid(segments: $0) }
+        let lastBeat = map.beats.last ?? 0
 
         var out = "osu file format v14\n\n[General]\n"
         out += "AudioFilename: \(Self.clean(FormatSupport.audioFileName(map, options)))\n"
@@ -83,8 +84,9 @@ public struct OsuFormat: BeatMapConverter {
                 let rest = meter - position + 1
                 out += "\(Int(offset)),\(lengthText),\(rest),1,0,100,1,8\n"
                 let downbeat = offset + Double(rest) * beatLength
-                let nextKnot = index + 1 < fit.knots.count ? fit.knots[index + 1].time * 1000 : Double.infinity
-                if downbeat < nextKnot - 0.5 {
+                // Up to the next knot, or (after the last) within the map's beats.
+                let limit = index + 1 < fit.knots.count ? fit.knots[index + 1].time * 1000 - 0.5 : lastBeat * 1000 + 0.5
+                if downbeat < limit {
                     out += "\(Int(downbeat.rounded())),\(lengthText),\(meter),1,0,100,1,0\n"
                 }
                 continue
