@@ -4,8 +4,8 @@ public import BeatMapKit
 public import Foundation
 
 /// The bar evidence of an analysed audio file, for `bar-phase`: the analyzer's own bar features (kick,
-/// bass, harmony; ``BarFeatures``) read at the beats asked about, and its meter estimate held to the
-/// meter asked about (``MeterEstimator``).
+/// bass, harmony; `BarFeatures`) read at the beats asked about, and its meter estimate held to the
+/// meter asked about (`MeterEstimator`).
 public struct AnalysisBarEvidence: BarPhaseEvidence {
     /// The streaming pass's curves.
     public let analysis: AudioAnalysis
