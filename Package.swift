@@ -49,13 +49,14 @@ let package = Package(
             providers: [.apt(["portaudio19-dev"]), .brew(["portaudio"])]
         ),
 
-        // Decoding with libsndfile: the streaming reader, decoding ahead on a thread, the audio inspector.
-        .target(name: "BeatAudio", dependencies: ["BeatMapKit", "CSndfile"]),
+        // Decoding and encoding with libsndfile (the streaming reader and writer, decoding ahead on a
+        // thread, the audio inspector) and resampling with libsoxr.
+        .target(name: "BeatAudio", dependencies: ["BeatMapKit", "CSndfile", "CSoxr"]),
 
-        // Resampling to the analysis rate, onset/tempo detection and grid fitting.
-        .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "BeatAudio", "CSoxr", "CAubio"]),
+        // Onset/tempo detection at the analysis rate and grid fitting.
+        .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "BeatAudio", "CAubio"]),
 
-        // Click synthesis, the offline renderer/mixer and realtime output through PortAudio.
+        // Click synthesis, the mixer, the streaming renderer and realtime output through PortAudio.
         .target(name: "BeatPreview", dependencies: ["BeatMapKit", "BeatAudio", "CPortAudio"]),
 
         // `beatmap studio`: a loopback HTTP server for one map and its audio, and the page it serves.

@@ -12,8 +12,13 @@ against files those libraries write.
   changes), StepMania's measure 0 starts a bar (every downbeat on a measure line in 4/4), and osu!'s
   uninherited timing points sit on downbeats (or are partial measures up to one) so that every bar
   line osu! draws is a downbeat.
-- Imports: a simfile re-serialised by `simfile`, an .osu re-written by `slider` and a JAMS file made
-  by `jams` must import to the same beats.
+- MIDI (.mid): PyPI `mido`; the beat times recomputed by mido's `tick2second` from the exported tempo
+  track must be within 0.5 ms of the map's beats.
+- Clone Hero .chart: PyPI `chartparse`; its tempo events and the beat times its `timestamp_at_tick`
+  gives must be within 0.5 ms of the map's beats.
+- Imports: a simfile re-serialised by `simfile`, an .osu re-written by `slider`, a JAMS file made
+  by `jams`, our MIDI export re-saved by `mido` must import to the same beats; a MIDI file `mido`
+  writes with three tempo changes and a 3/4 section must import to its own beats within 0.1 ms.
 
 Usage: check_interop.py BEATMAP_BINARY MAP...   (prints 'N passed, M failed'; exit 1 on failure)
 """
@@ -26,7 +31,9 @@ import subprocess
 import sys
 import tempfile
 
+import chartparse.chart
 import jams
+import mido
 import simfile
 import slider
 from simfile.notes import NoteData
@@ -35,6 +42,7 @@ from simfile.timing import Beat, TimingData
 from simfile.timing.engine import TimingEngine
 
 TOLERANCE = 0.001
+TEMPO_MAP_TOLERANCE = 0.0005
 results = {"passed": 0, "failed": 0}
 
 
@@ -312,6 +320,115 @@ STOPS_SIMFILE = """#TITLE:timing;
 """
 
 
+def grid_check(name, grid, beats, has_gaps, what):
+    """Every map beat on the file's beat grid (with gaps: each beat near some grid beat)."""
+    if has_gaps:
+        off = max((min(abs(g - b) for g in grid) for b in beats), default=0.0)
+        check(f"{what}: every beat of {name} on the tempo map", off <= TEMPO_MAP_TOLERANCE, f"worst {off} s")
+    else:
+        check(f"{what}: beats of {name} from the tempo map", worst(grid, beats) <= TEMPO_MAP_TOLERANCE, f"worst {worst(grid, beats)} s")
+
+
+def midi_tick_times(midi_file):
+    """(tick → seconds) over the merged tracks, mido's own arithmetic: tick2second per tempo span."""
+    tempos = [(0, 500000)]
+    markers = {}
+    tick = 0
+    for message in mido.merge_tracks(midi_file.tracks):
+        tick += message.time
+        if message.type == "set_tempo":
+            if tempos[-1][0] == tick:
+                tempos[-1] = (tick, message.tempo)
+            else:
+                tempos.append((tick, message.tempo))
+        elif message.type == "marker":
+            markers.setdefault(message.text, tick)
+    def time_of(target):
+        seconds = 0.0
+        for index, (start, tempo) in enumerate(tempos):
+            end = tempos[index + 1][0] if index + 1 < len(tempos) else None
+            if end is not None and end < target:
+                seconds += mido.tick2second(end - start, midi_file.ticks_per_beat, tempo)
+            else:
+                return seconds + mido.tick2second(target - start, midi_file.ticks_per_beat, tempo)
+        return seconds
+    return time_of, markers, len(tempos)
+
+
+def check_midi(binary, map_path, beats, has_gaps, folder):
+    name = os.path.basename(map_path)
+    out = os.path.join(folder, f"{name}.mid")
+    run(binary, "export", map_path, "-o", out, "--force")
+    parsed = mido.MidiFile(out)
+    time_of, markers, tempo_count = midi_tick_times(parsed)
+    first, last = markers.get("beatmap first beat"), markers.get("beatmap last beat")
+    check(f"mido midi: {name} has first/last beat markers and tempo events", first is not None and last is not None and tempo_count >= 1)
+    if first is None or last is None:
+        return
+    step = parsed.ticks_per_beat
+    grid = [time_of(tick) for tick in range(first, last + 1, step)]
+    grid_check(name, grid, beats, has_gaps, "mido midi")
+    # Our export re-saved by mido imports to the same beats.
+    rewritten = os.path.join(folder, f"{name}.rewritten.mid")
+    parsed.save(rewritten)
+    back = json.loads(run(binary, "import", rewritten, "--duration", "600"))
+    if has_gaps:
+        off = max((min(abs(g - b) for g in back["beats"]) for b in beats), default=0.0)
+        check(f"import midi re-saved by mido: {name}", off <= TEMPO_MAP_TOLERANCE, f"worst {off} s")
+    else:
+        check(f"import midi re-saved by mido: {name}", worst(back["beats"], beats) <= TEMPO_MAP_TOLERANCE, f"worst {worst(back['beats'], beats)} s")
+
+
+def check_midi_written_by_mido(binary, folder):
+    """A DAW-like file from mido: 4/4 at 120, 100 BPM at bar 3, 3/4 at 90 BPM at bar 5, 4/4 at 140 BPM
+    four bars later, a note track; our import must give the file's own beats within 0.1 ms."""
+    ppq = 480
+    song = mido.MidiFile(type=1, ticks_per_beat=ppq)
+    conductor = mido.MidiTrack()
+    conductor.append(mido.MetaMessage("time_signature", numerator=4, denominator=4, time=0))
+    conductor.append(mido.MetaMessage("set_tempo", tempo=mido.bpm2tempo(120), time=0))
+    conductor.append(mido.MetaMessage("set_tempo", tempo=mido.bpm2tempo(100), time=8 * ppq))
+    conductor.append(mido.MetaMessage("time_signature", numerator=3, denominator=4, time=8 * ppq))
+    conductor.append(mido.MetaMessage("set_tempo", tempo=mido.bpm2tempo(90), time=0))
+    conductor.append(mido.MetaMessage("time_signature", numerator=4, denominator=4, time=12 * ppq))
+    conductor.append(mido.MetaMessage("set_tempo", tempo=mido.bpm2tempo(140), time=0))
+    conductor.append(mido.MetaMessage("end_of_track", time=16 * ppq))
+    notes = mido.MidiTrack()
+    for _ in range(44):
+        notes.append(mido.Message("note_on", note=60, velocity=100, time=0))
+        notes.append(mido.Message("note_off", note=60, velocity=0, time=ppq))
+    song.tracks += [conductor, notes]
+    path = os.path.join(folder, "mido-tempo-changes.mid")
+    song.save(path)
+    time_of, _, _ = midi_tick_times(mido.MidiFile(path))
+    expected = [time_of(tick) for tick in range(0, 44 * ppq + 1, ppq)]
+    back = json.loads(run(binary, "import", path))
+    check("import midi written by mido (three tempo changes, 3/4): beats within 0.1 ms", worst(back["beats"], expected) <= 0.0001, f"worst {worst(back['beats'], expected)} s")
+    meters = [segment.get("beatsPerBar") for segment in back.get("tempo", [])]
+    check("import midi written by mido: meters 4, 4, 3, 4", meters == [4, 4, 3, 4], f"{meters}")
+
+
+def check_chart(binary, map_path, beats, has_gaps, folder):
+    name = os.path.basename(map_path)
+    out = os.path.join(folder, f"{name}.chart")
+    run(binary, "export", map_path, "-o", out, "--force")
+    chart = chartparse.chart.Chart.from_filepath(out)
+    sync = chart.sync_track
+    check(f"chartparse chart: {name} has tempo and time-signature events", len(sync.bpm_events) >= 1 and len(sync.time_signature_events) >= 1)
+    texts = {event.value: event.tick for event in chart.global_events_track.text_events}
+    first, last = texts.get("beatmap_first_beat"), texts.get("beatmap_last_beat")
+    check(f"chartparse chart: {name} has first/last beat events", first is not None and last is not None)
+    if first is None or last is None:
+        return
+    resolution = chart.metadata.resolution
+    grid = [sync.bpm_events.timestamp_at_tick_no_optimize_return(tick).total_seconds() for tick in range(first, last + 1, resolution)]
+    grid_check(name, grid, beats, has_gaps, "chartparse chart")
+    # Each tempo event's time, as chartparse computes it, lies on the map's time line within 0.5 ms.
+    times = [event.timestamp.total_seconds() for event in sync.bpm_events if event.tick >= first]
+    on_grid = all(min(abs(t - g) for g in grid) <= TEMPO_MAP_TOLERANCE for t in times)
+    check(f"chartparse chart: tempo events of {name} on beats", on_grid)
+
+
 def check_stepmania_timing(binary, folder):
     """Our import of #STOPS, #DELAYS and mid-beat BPM changes agrees with simfile's timing engine."""
     path = os.path.join(folder, "timing.sm")
@@ -332,6 +449,7 @@ def main():
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix="beatmap-interop-") as folder:
         check_stepmania_timing(binary, folder)
+        check_midi_written_by_mido(binary, folder)
         maps = sys.argv[2:] + synthetic_maps(folder) + bar_maps(folder)
         for map_path in maps:
             with open(map_path) as handle:
@@ -342,6 +460,8 @@ def main():
                 check_stepmania(binary, map_path, beats, has_gaps, folder, ext)
             check_osu(binary, map_path, beats, has_gaps, folder)
             check_jams(binary, map_path, beats, body["audio"]["duration"], folder)
+            check_midi(binary, map_path, beats, has_gaps, folder)
+            check_chart(binary, map_path, beats, has_gaps, folder)
     print(f"interop: {results['passed']} passed, {results['failed']} failed")
     return 1 if results["failed"] else 0
 

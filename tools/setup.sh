@@ -21,6 +21,7 @@ PACKAGES=(
   python3           # tools/hostile-audio.py runs the hostile audio corpus in CI
   chromium          # tools/check-studio.sh: the studio page in a headless browser
   chromium-driver   # tools/check-studio.sh: WebDriver for it (selenium, from PyPI)
+  mono-mcs          # tests and tools/check-interop.sh: compile the C# export (mcs, mono)
 )
 PACKAGES+=("$@")
 SUDO=""

@@ -11,6 +11,8 @@ public enum AnalysisBatchError: Error, LocalizedError, Sendable, Equatable {
     case noAudio(String)
     /// One map file was named as the output of more than one audio file.
     case outputNeedsOneFile(count: Int)
+    /// Every audio file found was left out by the file selection.
+    case allExcluded(count: Int)
 
     public var errorDescription: String? {
         switch self {
@@ -20,6 +22,8 @@ public enum AnalysisBatchError: Error, LocalizedError, Sendable, Equatable {
                 "\(path): no audio files found (looked for \(AudioFileFinder.extensions.sorted().joined(separator: ", ")))"
         case .outputNeedsOneFile(let count):
             return "one map file was named for \(count) audio files; name a folder for their maps instead"
+        case .allExcluded(let count):
+            return "all \(count) audio file\(count == 1 ? " found was" : "s found were") left out by the file selection"
         }
     }
 }
@@ -31,16 +35,36 @@ public enum AudioFileFinder {
         "wav", "wave", "aif", "aiff", "aifc", "flac", "ogg", "oga", "opus", "mp3", "caf", "w64", "au", "snd",
     ]
 
+    /// An audio file found: where it is, and its path below the folder given (`nil` for a file given
+    /// by name).
+    public struct Entry: Sendable, Equatable {
+        /// The file (its `relativePath` is the path as the user gave it, or the folder as given joined
+        /// with the path below it).
+        public var url: URL
+        /// Its path below the folder given, for a file found in a folder.
+        public var below: String?
+
+        /// What identifies the file wherever the folder is mounted: its path below the folder given, or
+        /// the path as given.
+        public var key: String { below ?? url.relativePath }
+    }
+
     /// The audio files under `paths`, in the order given and sorted within each folder.
     public static func find(_ paths: [String]) throws(AnalysisBatchError) -> [URL] {
-        var files: [URL] = []
+        try entries(paths).map(\.url)
+    }
+
+    /// The audio files under `paths` with their paths below the folders given, in the order given and
+    /// sorted within each folder.
+    public static func entries(_ paths: [String]) throws(AnalysisBatchError) -> [Entry] {
+        var files: [Entry] = []
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw .noSuchPath(path)
             }
             if !isDirectory.boolValue {
-                files.append(URL(fileURLWithPath: path))
+                files.append(Entry(url: URL(fileURLWithPath: path)))
                 continue
             }
             let root = URL(fileURLWithPath: path, isDirectory: true)
@@ -48,7 +72,7 @@ public enum AudioFileFinder {
                 extensions.contains(($0 as NSString).pathExtension.lowercased())
             }
             guard !found.isEmpty else { throw .noAudio(path) }
-            files += found.map { root.appendingPathComponent($0) }
+            files += found.map { Entry(url: root.appendingPathComponent($0), below: $0) }
         }
         return files
     }
@@ -60,12 +84,30 @@ public struct AnalysisJob: Sendable, Equatable {
     public var audio: URL
     /// The map file to write (its `relativePath` is the path as the user gave it).
     public var map: URL
+    /// What identifies the file wherever its folder is mounted (its path below the folder given, or as
+    /// given): what a ``Shard`` splits by.
+    public var key: String
+
+    /// `audio`'s map at `map`, identified by `key` (by default the audio's path as given).
+    public init(audio: URL, map: URL, key: String? = nil) {
+        self.audio = audio
+        self.map = map
+        self.key = key ?? audio.relativePath
+    }
+}
+
+/// Why a file of a batch was skipped.
+public enum AnalysisSkip: String, Sendable, Equatable {
+    /// Its map already exists, and the batch resumes rather than replaces.
+    case mapExists = "map-exists"
 }
 
 /// What became of one file.
 public enum AnalysisOutcome: Sendable {
     /// The map was written.
     case written(AnalyzedBeatMap)
+    /// The file was skipped.
+    case skipped(AnalysisSkip)
     /// The file failed.
     case failed(AnalysisFailure)
 }
@@ -105,6 +147,10 @@ public struct AnalysisBatch: Sendable {
     public var jobs: Int
     /// Whether existing maps are replaced.
     public var overwrite: Bool
+    /// Whether a file whose map exists is skipped (a batch resumed), rather than failed.
+    public var skipExisting = false
+    /// Where a record of each file is appended as it is done, if anywhere.
+    public var summary: BatchSummary?
 
     /// A batch runner.
     public init(options: BeatMapAnalysisOptions, jobs: Int, overwrite: Bool) {
@@ -125,12 +171,9 @@ public struct AnalysisBatch: Sendable {
         }
     }
 
-    /// Runs `jobs`, reporting progress, and returns the outcomes in the jobs' order. A failing file
-    /// never stops the others.
-    public func run(_ jobs: [AnalysisJob], progress: (@Sendable (AnalysisProgress) -> Void)? = nil) async
-        -> [AnalysisOutcome]
-    {
-        // Two inputs with the same output name: the later ones fail instead of overwriting the first.
+    /// The jobs (by index) whose map has the same path as an earlier job's: they fail instead of
+    /// overwriting it.
+    public static func clashes(_ jobs: [AnalysisJob]) -> [Int: AnalysisFailure] {
         var firstByMap: [String: Int] = [:]
         var duplicates: [Int: AnalysisFailure] = [:]
         for (index, job) in jobs.enumerated() {
@@ -143,8 +186,18 @@ public struct AnalysisBatch: Sendable {
                 firstByMap[key] = index
             }
         }
+        return duplicates
+    }
+
+    /// Runs `jobs`, reporting progress, and returns the outcomes in the jobs' order. A failing file
+    /// never stops the others. `failures` (by index) fail without being analysed; so do jobs whose
+    /// map would overwrite an earlier job's.
+    public func run(
+        _ jobs: [AnalysisJob], failures: [Int: AnalysisFailure] = [:],
+        progress: (@Sendable (AnalysisProgress) -> Void)? = nil
+    ) async -> [AnalysisOutcome] {
         let width = self.jobs
-        let frozenDuplicates = duplicates
+        let frozenDuplicates = Self.clashes(jobs).merging(failures) { clash, _ in clash }
         // A file's helper threads (decode-ahead, hashing) only pay while cores would otherwise idle:
         // with as many files running as there are cores, they add thread switches and nothing else.
         var options = self.options
@@ -164,12 +217,13 @@ public struct AnalysisBatch: Sendable {
                     progress?(.advanced(index: index, fraction: fraction))
                 }
             }
-            if case .written = outcome {
-                progress?(.finished(index: index, succeeded: true))
-            } else {
+            let recorded = self.record(job, outcome)
+            if case .failed = recorded {
                 progress?(.finished(index: index, succeeded: false))
+            } else {
+                progress?(.finished(index: index, succeeded: true))
             }
-            return outcome
+            return recorded
         }
     }
 
@@ -177,6 +231,18 @@ public struct AnalysisBatch: Sendable {
     /// cores: only if every file can have a second core.
     public static func helpersPay(filesAtOnce: Int, cores: Int) -> Bool {
         filesAtOnce * 2 <= cores
+    }
+
+    /// Appends `job`'s record to the summary, if there is one; a record that cannot be written fails the
+    /// file (its map may be there, but a merged summary would miss it).
+    func record(_ job: AnalysisJob, _ outcome: AnalysisOutcome) -> AnalysisOutcome {
+        guard let summary else { return outcome }
+        do {
+            try summary.append(job, outcome)
+            return outcome
+        } catch {
+            return .failed(AnalysisFailure("\(job.audio.relativePath): \(error.localizedDescription)"))
+        }
     }
 
     /// Analyses one file and writes its map; messages name the files as the user gave them.
@@ -194,6 +260,7 @@ public struct AnalysisBatch: Sendable {
         _ job: AnalysisJob, with analyzer: BeatMapAnalyzer, progress: @escaping @Sendable (Double) -> Void
     ) -> AnalysisOutcome {
         if !overwrite, FileManager.default.fileExists(atPath: job.map.path) {
+            if skipExisting { return .skipped(.mapExists) }
             return .failed(AnalysisFailure("\(job.map.path) already exists", remedy: .allowOverwrite))
         }
         let folder = job.map.deletingLastPathComponent()

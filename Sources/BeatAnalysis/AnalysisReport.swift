@@ -9,6 +9,8 @@ public struct AnalysisReport: Sendable {
     public enum Diagnostic: Sendable, Equatable {
         /// A map was written but deserves a second look: `path: warning`.
         case warning(String)
+        /// Something worth knowing that is not a problem, such as files skipped because their maps exist.
+        case note(String)
         /// A file failed.
         case failure(AnalysisFailure)
     }
@@ -32,14 +34,33 @@ public struct AnalysisReport: Sendable {
         }.count
     }
 
-    /// The warnings and failures, in the files' order.
+    /// How many files were skipped.
+    public var skippedCount: Int {
+        outcomes.filter {
+            if case .skipped = $0 { return true }
+            return false
+        }.count
+    }
+
+    /// How many maps were written.
+    public var writtenCount: Int { outcomes.count - failedCount - skippedCount }
+
+    /// The warnings and failures, in the files' order, then how many files were skipped.
     public var diagnostics: [Diagnostic] {
-        zip(jobs, outcomes).flatMap { job, outcome -> [Diagnostic] in
+        let perFile = zip(jobs, outcomes).flatMap { job, outcome -> [Diagnostic] in
             switch outcome {
             case .written(let result): return result.warnings.map { .warning("\(job.audio.relativePath): \($0)") }
+            case .skipped: return []
             case .failed(let failure): return [.failure(failure)]
             }
         }
+        let skipped = skippedCount
+        guard skipped > 0 else { return perFile }
+        return perFile + [
+            .note(
+                "skipped \(skipped) file\(skipped == 1 ? "" : "s") whose map\(skipped == 1 ? "" : "s") already exist\(skipped == 1 ? "s" : "")"
+            )
+        ]
     }
 
     /// One line per written map: `Audio/a.ogg → BeatMaps/a.beatmap.json: 120.00 BPM, 64 beats, confidence 0.98`.
@@ -50,12 +71,18 @@ public struct AnalysisReport: Sendable {
         }.joined()
     }
 
-    /// `{"files":[…],"written":N,"failed":M}` and a newline; a failed file's `"error"` is its failure
-    /// as `describe` words it (by default its message).
+    /// `{"files":[…],"written":N,"failed":M}` (and `"skipped":K` when files were skipped) and a
+    /// newline; a failed file's `"error"` is its failure as `describe` words it (by default its message).
     public func json(describing describe: (AnalysisFailure) -> String = { $0.message }) -> String {
         let entries: [JSONValue] = zip(jobs, outcomes).map { job, outcome in
             switch outcome {
             case .written(let result): return Self.json(job, result)
+            case .skipped(let reason):
+                return .object(
+                    JSONObject([
+                        ("audio", .string(job.audio.relativePath)), ("map", .string(job.map.relativePath)),
+                        ("status", .string("skipped")), ("reason", .string(reason.rawValue)),
+                    ]))
             case .failed(let failure):
                 return .object(
                     JSONObject([
@@ -64,9 +91,10 @@ public struct AnalysisReport: Sendable {
                     ]))
             }
         }
-        let summary = JSONObject([
-            ("files", .array(entries)), ("written", .int(jobs.count - failedCount)), ("failed", .int(failedCount)),
+        var summary = JSONObject([
+            ("files", .array(entries)), ("written", .int(writtenCount)), ("failed", .int(failedCount)),
         ])
+        if skippedCount > 0 { summary["skipped"] = .int(skippedCount) }
         return JSONWriter.string(.object(summary), indent: 0) + "\n"
     }
 
@@ -114,9 +142,20 @@ public struct AnalysisReport: Sendable {
 
 extension AnalysisBatch {
     /// The jobs for `paths` (audio files, and folders searched for them): `output` for a single file,
-    /// else `folder/<name>.beatmap.json`.
+    /// else `folder/<name>.beatmap.json`, below `folder` as below the folder given (every file taken;
+    /// ``AnalysisPlan`` selects and shards).
     public static func plan(paths: [String], output: URL?, folder: URL) throws(AnalysisBatchError) -> [AnalysisJob] {
-        try plan(AudioFileFinder.find(paths), output: output, folder: folder)
+        try AnalysisPlan.make(
+            AnalysisPlan.Request(
+                paths: paths, output: output, folder: folder, selection: FileSelection(skipStems: false))
+        ).jobs
+    }
+
+    /// Runs `plan`'s jobs as ``run(_:failures:progress:)`` does and reports what became of them.
+    public func report(_ plan: AnalysisPlan, progress: (@Sendable (AnalysisProgress) -> Void)? = nil) async
+        -> AnalysisReport
+    {
+        AnalysisReport(jobs: plan.jobs, outcomes: await run(plan.jobs, failures: plan.failures, progress: progress))
     }
 
     /// Runs `jobs` as ``run(_:progress:)`` does and reports what became of them.

@@ -16,6 +16,8 @@ public enum PlotSeriesError: Error, LocalizedError, Sendable, Equatable {
     case empty(path: String)
     /// The requested time range is empty or outside the audio.
     case range(path: String, from: Double, to: Double, duration: Double)
+    /// No audio file was given and the map names none (`audio.path`).
+    case noAudio(mapPath: String)
 
     public var errorDescription: String? {
         switch self {
@@ -26,6 +28,7 @@ public enum PlotSeriesError: Error, LocalizedError, Sendable, Equatable {
         case .range(let path, let from, let to, let duration):
             return "\(path): nothing to plot from \(BeatMapSummary.clock(from)) to \(BeatMapSummary.clock(to)) "
                 + "(the audio is \(BeatMapSummary.clock(duration)) long)"
+        case .noAudio(let mapPath): return "\(mapPath) names no audio file (audio.path)"
         }
     }
 }
@@ -198,14 +201,18 @@ public struct PlotSeriesReader: Sendable {
 }
 
 extension BeatPlot {
-    /// Draws the map at `map` over the audio at `audio` from `start` to `end` seconds (`nil`: the end of
-    /// the audio), reading the audio in one streaming pass, and writes the SVG to `output` atomically.
-    /// An existing `output` (named `shownAs` in the error) is replaced only when `overwrite`.
+    /// Draws the map at `map` over the audio at `audio` (`nil`: the file the map's `audio.path` names,
+    /// relative to the map) from `start` to `end` seconds (`nil`: the end of the audio), reading the audio
+    /// in one streaming pass, and writes the SVG to `output` atomically. An existing `output` (named
+    /// `shownAs` in the error) is replaced only when `overwrite`.
     public static func write(
-        audio: URL, map: URL, to output: URL, shownAs: String, from start: Double = 0, to end: Double? = nil,
+        audio given: URL?, map: URL, to output: URL, shownAs: String, from start: Double = 0, to end: Double? = nil,
         layout: Layout = Layout(), overwrite: Bool = false
     ) throws {
         let beatMap = try BeatMapCodec.read(from: map)
+        guard let audio = given ?? beatMap.audio.resolvedURL(relativeTo: map) else {
+            throw PlotSeriesError.noAudio(mapPath: map.path)
+        }
         if !overwrite && FileManager.default.fileExists(atPath: output.path) {
             throw BeatMapError.exists(path: shownAs)
         }

@@ -43,7 +43,9 @@ public final class AudioFileReader {
     public let declaredFrames: Int64
     /// The libsndfile major format (e.g. `SF_FORMAT_WAV`).
     public let majorFormat: Int32
-    /// Frames delivered so far.
+    /// libsndfile's major format of MP3 files (`SF_FORMAT_MPEG`), whose header length is an estimate.
+    public static let mpegFormat = Int32(SF_FORMAT_MPEG)
+    /// Frames delivered so far (after a seek: the frame it went to, plus those delivered since).
     public private(set) var framesRead: Int64 = 0
     /// Largest sample magnitude delivered (+24 dB over full scale); float files and lossy decoders can
     /// produce anything.
@@ -128,6 +130,16 @@ public final class AudioFileReader {
                 clippedSamples += 1
             }
         }
+    }
+
+    /// Moves to frame `frame` of the file (0 is the first), so that the next read starts there.
+    /// Returns `false` when libsndfile cannot go there (past the end, or a stream it cannot seek in);
+    /// the position is then unspecified.
+    public func seek(toFrame frame: Int64) -> Bool {
+        let result = sf_seek(handle, sf_count_t(max(frame, 0)), Int32(SEEK_SET))
+        guard result >= 0 else { return false }
+        framesRead = Int64(result)
+        return true
     }
 
     /// Reads up to `capacity` frames mixed down to mono (the mean of the channels) into `mono`.

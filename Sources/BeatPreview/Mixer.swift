@@ -29,30 +29,29 @@ public struct MixSettings: Sendable, Equatable {
     }
 }
 
-/// Mixes a track with a click on every beat, block by block, for both the offline renderer and the
-/// realtime callback (so the two produce the same samples).
+/// Mixes blocks of music with a click on every beat, for both the offline renderer and the realtime
+/// callback (so the two produce the same samples).
 ///
-/// Each click starts exactly at frame `round((beat + offset) × sampleRate)` of the track, at the
-/// track's own sample rate. The sum goes through ``limit(_:)``, a memoryless soft limiter that
-/// leaves everything under −0.9 dBFS untouched and never exceeds full scale, so the output never clips
-/// and does not depend on where blocks begin.
+/// The mixer works at one output rate (the device's, or the file's being rendered): the music comes
+/// in already at that rate (decoded and, if need be, resampled by an ``AudioStream`` away from the audio
+/// thread), and each click starts exactly at output frame `round((beat + offset) × sampleRate)` — the
+/// beat's time converted to output frames directly, never resampled. The sum goes through
+/// ``limit(_:)``, a memoryless soft limiter that leaves everything under −0.9 dBFS untouched and never
+/// exceeds full scale, so the output never clips and does not depend on where blocks begin.
 ///
 /// `@unchecked Sendable` is safe: everything the mixer owns is written once in `init` and only read
-/// afterwards (the buffers are freed in `deinit`, when no thread can hold the mixer); the track is
-/// itself safe to read while it is being decoded (see ``TrackBuffer``).
+/// afterwards (the buffers are freed in `deinit`, when no thread can hold the mixer).
 @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
 public final class Mixer: @unchecked Sendable {
     /// The limiter's threshold: samples below it pass unchanged.
     public static let limiterThreshold: Float = 0.9
 
-    /// The music.
-    public let track: TrackBuffer
     /// The beats.
     public let schedule: BeatSchedule
-    /// Frames per second (the track's).
-    public var sampleRate: Int { track.sampleRate }
-    /// Interleaved output channels (the track's).
-    public var channels: Int { track.channels }
+    /// Output frames per second (the clicks').
+    public let sampleRate: Int
+    /// Interleaved output channels (the music's).
+    public let channels: Int
 
     private let times: UnsafeMutableBufferPointer<Double>
     private let accents: UnsafeMutableBufferPointer<Bool>
@@ -60,11 +59,12 @@ public final class Mixer: @unchecked Sendable {
     private let accentClick: UnsafeMutableBufferPointer<Float>
     private let longestClick: Int
 
-    /// A mixer of `track` with `clicks` (which must be at the track's sample rate) on `schedule`'s beats.
-    public init(track: TrackBuffer, schedule: BeatSchedule, clicks: ClickSound) {
-        precondition(clicks.sampleRate == track.sampleRate, "click sound made for another sample rate")
-        self.track = track
+    /// A mixer of music with `channels` channels and `clicks` on `schedule`'s beats, at the clicks'
+    /// sample rate.
+    public init(schedule: BeatSchedule, clicks: ClickSound, channels: Int) {
         self.schedule = schedule
+        sampleRate = clicks.sampleRate
+        self.channels = max(channels, 1)
         times = .allocate(capacity: schedule.times.count)
         _ = times.initialize(from: schedule.times)
         accents = .allocate(capacity: schedule.accents.count)
@@ -95,13 +95,19 @@ public final class Mixer: @unchecked Sendable {
         return Int(max(min(value, Double(Int.max / 2)), Double(Int.min / 2)))
     }
 
-    /// Renders frames `start ..< start + frames` of the mix into `output` (`frames × channels`
-    /// interleaved samples, overwritten). Realtime-safe: no allocation, no locks, no I/O.
-    public func render(from start: Int, frames: Int, settings: MixSettings, into output: UnsafeMutablePointer<Float>) {
+    /// Renders output frames `start ..< start + frames` of the mix into `output` (`frames × channels`
+    /// interleaved samples, overwritten). `music` holds the same frames of the music at the output rate
+    /// (`nil`: silence). Realtime-safe: no allocation, no locks, no I/O.
+    public func render(
+        from start: Int, frames: Int, music: UnsafePointer<Float>?, settings: MixSettings,
+        into output: UnsafeMutablePointer<Float>
+    ) {
         let channelCount = channels
-        output.update(repeating: 0, count: frames * channelCount)
-        if !settings.musicMuted {
-            track.addFrames(from: start, count: frames, gain: settings.musicGain, into: output)
+        if let music, !settings.musicMuted {
+            let gain = settings.musicGain
+            for sample in 0..<(frames * channelCount) { output[sample] = music[sample] * gain }
+        } else {
+            output.update(repeating: 0, count: frames * channelCount)
         }
         if !settings.clicksMuted && times.count > 0 {
             let end = start + frames

@@ -13,10 +13,15 @@ struct Analyze: AsyncParsableCommand {
         abstract: "Make beat maps from audio: aubio onsets, a whole-song beat tracker and the simplest grid that fits.",
         discussion: """
             AUDIO is a file or a folder (searched recursively for audio files). Each map is written to
-            BeatMaps/<name>.beatmap.json unless -o or --out-dir says otherwise; an existing map is only
-            replaced with --force. Files are analysed in parallel (--jobs, default: all cores).
-            Exit status: 0 every map written, 1 some file failed (the others are still written),
-            2 could not run.
+            BeatMaps/<name>.beatmap.json unless -o or --out-dir says otherwise; files found in a folder
+            keep their place below it (Library/Artist/Song/song.ogg → OUT/Artist/Song/song.beatmap.json).
+            Stems of multitrack songs (guitar.*, drums.*, vocals.*, …) are left out unless --include
+            names them. An existing map is only replaced with --force (--skip-existing resumes a batch).
+            --shard I/N or --shard auto (Kubernetes Indexed Jobs, Slurm job arrays) splits a batch
+            across machines by a hash of each file's path; --summary appends one JSON line per file.
+            Files are analysed in parallel (--jobs, default: all cores).
+            Exit status: 0 every map written (or skipped), 1 some file failed (the others are still
+            written), 2 could not run.
             """
     )
 
@@ -58,11 +63,47 @@ struct Analyze: AsyncParsableCommand {
     @Flag(help: "Replace existing maps.")
     var force = false
 
+    @Flag(name: .customLong("skip-existing"), help: "Skip files whose map exists: resume an interrupted batch.")
+    var skipExisting = false
+
+    @Option(
+        name: .customLong("include"),
+        help: ArgumentHelp(
+            "Take only files in folders matching this glob (repeatable); a pattern with / matches the path below the folder, one without the file name.",
+            valueName: "glob"))
+    var include: [String] = []
+
+    @Option(
+        name: .customLong("exclude"),
+        help: ArgumentHelp(
+            "Leave out files in folders matching this glob (repeatable). Stems (\(FileSelection.stemPatterns.joined(separator: " "))) are left out unless --include names them.",
+            valueName: "glob"))
+    var exclude: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Do part I of N of the batch (1 ≤ I ≤ N), split by a hash of each file's path; auto reads JOB_COMPLETION_INDEX (Kubernetes, with --shard-count) or SLURM_ARRAY_TASK_ID.",
+            valueName: "I/N|auto"))
+    var shard: String?
+
+    @Option(name: .customLong("shard-count"), help: "The number of shards, with --shard auto.")
+    var shardCount: Int?
+
+    @Option(
+        help: ArgumentHelp("Append a JSON line per file to this file (mergeable across shards).", valueName: "file"))
+    var summary: String?
+
     @Flag(name: .customLong("no-progress"), help: "No progress bar, even on a terminal.")
     var noProgress = false
 
     func validate() throws {
         if output != nil && outDir != nil { throw ValidationError("-o and --out-dir cannot be used together") }
+        if force && skipExisting { throw ValidationError("--force and --skip-existing cannot be used together") }
+        if shardCount != nil && shard != "auto" { throw ValidationError("--shard-count goes with --shard auto") }
+        if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be at least 1") }
+        if let shard, shard != "auto" {
+            do { _ = try Shard.parse(shard) } catch { throw ValidationError("--shard: \(error.localizedDescription)") }
+        }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         guard minBPM.isFinite, maxBPM.isFinite, minBPM >= TempoLimits.minimumBPM, maxBPM <= TempoLimits.maximumBPM,
             minBPM * 1.5 <= maxBPM
@@ -92,19 +133,43 @@ struct Analyze: AsyncParsableCommand {
         return options
     }
 
-    func run() async throws {
-        let planned = try exitOnError(Exit.couldNotRun) {
-            try AnalysisBatch.plan(
+    /// The plan the flags ask for: the files, the selection and this run's shard.
+    func makePlan() throws -> AnalysisPlan {
+        let shard: Shard? =
+            switch self.shard {
+            case nil: nil
+            case "auto"?: try Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
+            case let text?: try Shard.parse(text)
+            }
+        return try AnalysisPlan.make(
+            AnalysisPlan.Request(
                 paths: paths, output: output.map { URL(fileURLWithPath: $0) },
-                folder: URL(fileURLWithPath: outDir ?? "BeatMaps", isDirectory: true))
+                folder: URL(fileURLWithPath: outDir ?? "BeatMaps", isDirectory: true),
+                selection: FileSelection(include: include, exclude: exclude), shard: shard))
+    }
+
+    /// The batch the flags ask for, its summary checked before any work.
+    func batch(for plan: AnalysisPlan) throws -> AnalysisBatch {
+        var batch = AnalysisBatch(options: options, jobs: jobs ?? Concurrently.availableCores, overwrite: force)
+        batch.skipExisting = skipExisting
+        batch.summary = summary.map {
+            BatchSummary(url: URL(fileURLWithPath: $0), shard: plan.shard) { FlagHints.describe($0) }
         }
-        let batch = AnalysisBatch(options: options, jobs: jobs ?? Concurrently.availableCores, overwrite: force)
-        let bar = ProgressBar.onTerminal(files: planned.map(\.audio.lastPathComponent), enabled: !noProgress)
-        let report = await batch.report(planned) { event in bar?.update(event) }
+        try batch.summary?.prepare()
+        return batch
+    }
+
+    func run() async throws {
+        let plan = try exitOnError(Exit.couldNotRun) { try makePlan() }
+        let batch = try exitOnError(Exit.couldNotRun) { try self.batch(for: plan) }
+        for note in plan.notes { Console.note(note.message + FlagHints.hint(note.remedy)) }
+        let bar = ProgressBar.onTerminal(files: plan.jobs.map(\.audio.lastPathComponent), enabled: !noProgress)
+        let report = await batch.report(plan) { event in bar?.update(event) }
         bar?.finish()
         for diagnostic in report.diagnostics {
             switch diagnostic {
             case .warning(let warning): Console.warning(warning)
+            case .note(let note): Console.note(note)
             case .failure(let failure): Console.error(failure)
             }
         }

@@ -20,6 +20,11 @@ enum Console {
         self.error(FlagHints.describe(error))
     }
 
+    /// Writes `beatmap: note: message` to standard error.
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("beatmap: note: \(message)\n".utf8))
+    }
+
     /// Writes `beatmap: warning: message` to standard error.
     static func warning(_ message: String) {
         FileHandle.standardError.write(Data("beatmap: warning: \(message)\n".utf8))

@@ -22,7 +22,12 @@ enum FlagHints {
         case .validateMap?: return "; `beatmap validate` lists such problems"
         case .giveMeter?: return "; set it with `beatmap edit --beats-per-bar N`"
         case .shortenSpan?: return "; render a shorter --from/--to span"
+        case .useMismatchedAudio?: return " (use --force to use this audio anyway)"
+        case .giveAudioFile?: return "; give the audio file before the map"
         case .restart(let time)?: return "; quit and run preview again with --from \(String(format: "%.2f", time))"
+        case .detectOnsets?: return " (run with --audio)"
+        case .includeSkippedFiles?: return " (--include GLOB takes them)"
+        case .giveShardCount?: return "; give it with --shard-count N"
         }
     }
 
@@ -36,6 +41,7 @@ enum FlagHints {
         case let error as AnalysisError: return error.localizedDescription + hint(error.remedy)
         case let error as AnalysisFailure: return error.message + hint(error.remedy)
         case let error as AnalysisBatchError: return describe(error)
+        case let error as ShardError: return error.localizedDescription + hint(error.remedy)
         case let error as PreviewError: return describe(error)
         case let error as CanonicalFormError: return describe(error)
         default: return error.localizedDescription
@@ -46,8 +52,14 @@ enum FlagHints {
     static func describe(_ note: ImportNote) -> String { note.message + hint(note.remedy) }
 
     private static func describe(_ error: AnalysisBatchError) -> String {
-        guard case .outputNeedsOneFile(let count) = error else { return error.localizedDescription }
-        return "-o names one map file, but \(count) audio files were given; use --out-dir"
+        switch error {
+        case .outputNeedsOneFile(let count):
+            return "-o names one map file, but \(count) audio files were given; use --out-dir"
+        case .allExcluded(let count):
+            return
+                "all \(count) audio file\(count == 1 ? " found was" : "s found were") left out by --include/--exclude or as stems; --include GLOB takes them"
+        default: return error.localizedDescription
+        }
     }
 
     private static func describe(_ error: PreviewError) -> String {

@@ -37,7 +37,7 @@ struct Export: ParsableCommand {
         discussion: """
             Formats: \(InterchangeFormat.helpList()). Without -o the result is printed.
 
-            StepMania, osu! and Beat Saber store a tempo map, which is fitted through the beats: each beat \
+            StepMania, osu!, Beat Saber, MIDI and .chart store a tempo map, which is fitted through the beats: each beat \
             moves at most --fit-tolerance-ms (plus up to 0.5 ms for osu!'s whole milliseconds). \
             docs/interop.md says what each format keeps and loses.
             """
@@ -71,7 +71,16 @@ struct Export: ParsableCommand {
     @Option(name: .customLong("swift-access"), help: "Swift: access level (public, package, internal, fileprivate).")
     var swiftAccess: String?
 
-    @Option(help: "Song title for StepMania, osu! and Beat Saber (default: the audio file's name).")
+    @Option(name: .customLong("csharp-class"), help: "C#: the static class holding the constants.")
+    var csharpClass = "BeatMapData"
+
+    @Option(name: .customLong("csharp-namespace"), help: "C#: the namespace (default: none).")
+    var csharpNamespace: String?
+
+    @Option(
+        help:
+            "Song title for StepMania, osu!, Beat Saber, MIDI and .chart (default: the audio file's name; its folder's when it is called song.*)."
+    )
     var title: String?
 
     @Option(
@@ -92,6 +101,8 @@ struct Export: ParsableCommand {
         options.swiftDeclaration = swiftDeclaration
         options.swiftAccessLevel = swiftAccess
         options.title = title
+        options.csharpClassName = csharpClass
+        options.csharpNamespace = csharpNamespace
         options.fitTolerance = fitToleranceMs / 1000
         return options
     }
@@ -115,9 +126,9 @@ struct Import: ParsableCommand {
             Formats: \(InterchangeFormat.helpList(folder: "a map folder or its Info.dat")). Without -o the map is \
             printed.
 
-            The audio's duration comes from the file when it stores it (swift, beatsaber, jams), else \
-            --duration, else the length of the audio file it names (measured), else it is estimated \
-            (with a warning).
+            The audio's duration comes from the file when it stores it (swift, beatsaber, jams, csharp, \
+            gdscript), else --duration, else for MIDI where its longest track ends, else the length of \
+            the audio file it names (measured), else it is estimated (with a warning).
             """
     )
 

@@ -5,23 +5,20 @@ import BeatAnalysis
 import BeatMapKit
 import Foundation
 
-/// `beatmap plot AUDIO MAP -o plot.svg`.
+/// `beatmap plot [AUDIO] MAP -o plot.svg`.
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw a map's beats over its audio as SVG: waveform, onset strength, beats, bars, tempo, m:ss axis.",
+        usage: "beatmap plot [<audio>] <map> -o <plot.svg> [<options>]",
         discussion: """
             The audio is read in one streaming pass: a long track is never held in memory. Bar downbeats \
             are drawn red and numbered: bars follow the map's beats per bar from each tempo segment's \
             start, or bars of four from the first beat when the map does not say. --from and --to zoom in \
-            (seconds or m:ss).
+            (seconds or m:ss). The audio may be left out when the map names it (audio.path).
             """
     )
 
-    @Argument(help: "The audio file.")
-    var audio: String
-
-    @Argument(help: "The beat map (*.beatmap.json).")
-    var map: String
+    @OptionGroup var files: AudioAndMap
 
     @Option(name: .shortAndLong, help: "The SVG file to write.")
     var output: String
@@ -57,7 +54,7 @@ struct Plot: ParsableCommand {
         layout.zoomControl = "--from/--to"
         try exitOnError(Exit.failure) {
             try BeatPlot.write(
-                audio: URL(fileURLWithPath: audio), map: URL(fileURLWithPath: map), to: URL(fileURLWithPath: output),
+                audio: files.audioURL, map: files.mapURL, to: URL(fileURLWithPath: output),
                 shownAs: output, from: from.flatMap(BeatMapSummary.parseClock) ?? 0,
                 to: to.flatMap(BeatMapSummary.parseClock), layout: layout, overwrite: force)
         }

@@ -5,21 +5,21 @@ import BeatMapKit
 import BeatPreview
 import Foundation
 
-/// `beatmap preview AUDIO MAP`.
+/// `beatmap preview [AUDIO] MAP`.
 struct Preview: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play the audio with a click on every beat, with keys to pause, seek, loop, nudge and save.",
+        usage: "beatmap preview [<audio>] <map> [<options>]",
         discussion: """
             Keys: \(TransportKeyDecoder.help).
             With --no-ui (or when not run at a terminal) it plays the span from --from to --to once and exits.
+            The device plays at the music's rate when it takes it, otherwise at its own default rate, with \
+            the music resampled by libsoxr and the clicks still on exact device frames. The audio must be \
+            the one the map was made for (its SHA-256, or its duration); --force plays other audio anyway.
             """
     )
 
-    @Argument(help: "The audio file.")
-    var audio: String
-
-    @Argument(help: "The beat map.")
-    var map: String
+    @OptionGroup var files: AudioAndMap
 
     @Option(help: ArgumentHelp("Start at this time, in seconds.", valueName: "seconds"))
     var from: Double?
@@ -40,6 +40,9 @@ struct Preview: ParsableCommand {
 
     @Flag(help: "Show PortAudio/ALSA/JACK device messages and playback statistics.")
     var verbose = false
+
+    @Flag(help: "Play audio that is not the one the map was made for.")
+    var force = false
 
     @OptionGroup var mix: MixOptions
 
@@ -64,7 +67,7 @@ struct Preview: ParsableCommand {
         } catch {
             Console.error(error)
             switch error {
-            case .noDevice, .device, .span: throw Exit.couldNotRun
+            case .noDevice, .device, .span, .noAudio, .audioMismatch: throw Exit.couldNotRun
             default: throw Exit.failure
             }
         }
@@ -72,11 +75,12 @@ struct Preview: ParsableCommand {
 
     @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
     private func play(interactive: Bool, started: Int) throws(PreviewError) {
-        let mapURL = URL(fileURLWithPath: map)
+        let mapURL = files.mapURL
         do {
             let material = try PreviewMaterial.load(
-                audio: URL(fileURLWithPath: audio), map: mapURL, click: mix.clickURL, decodeAhead: true)
-            let hint = "To listen without an audio device, render a file: beatmap render \(audio) \(map) -o preview.wav"
+                audio: files.audioURL, map: mapURL, click: mix.clickURL, acceptMismatch: force)
+            let hint =
+                "To listen without an audio device, render a file: beatmap render \(files.files.joined(separator: " ")) -o preview.wav"
             let player = try PreviewPlayer(
                 material: material, settings: mix.settings(),
                 options: .init(
@@ -84,7 +88,7 @@ struct Preview: ParsableCommand {
                     offlineHint: hint, restartAdvice: { FlagHints.hint(.restart(at: $0)).dropFirst(2).description }))
             defer { player.close() }
             if !interactive {
-                if let from, from >= player.duration, material.mixer.track.isComplete {
+                if let from, from >= player.duration {
                     throw PreviewError.span(.startPastEnd(start: from, duration: nil))
                 }
                 player.play(from: from ?? 0, to: to, completeAtEnd: true)
@@ -112,8 +116,9 @@ struct Preview: ParsableCommand {
     @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
     private func report(_ player: PreviewPlayer) {
         let stats = player.statistics
-        let seconds = Double(stats.framesPlayed) / Double(player.material.mixer.sampleRate)
-        var text = String(format: "played %.3f s on \"%@\"", seconds, player.deviceName)
+        let seconds = Double(stats.framesPlayed) / Double(player.sampleRate)
+        var text = String(format: "played %.3f s on \"%@\" at %d Hz", seconds, player.deviceName, player.sampleRate)
+        if player.isResampling { text += " (the music resampled from \(player.material.sourceRate) Hz)" }
         if let first = stats.firstSoundLatency { text += String(format: "; first sound after %.0f ms", first * 1000) }
         text += "\n"
         if verbose {

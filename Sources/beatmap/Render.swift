@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import ArgumentParser
+import BeatAudio
 import BeatMapKit
 import BeatPreview
 import Foundation
@@ -35,24 +36,52 @@ struct MixOptions: ParsableArguments {
     }
 }
 
-/// `beatmap render AUDIO MAP -o OUT.wav`.
+/// `[AUDIO] MAP`: the beat map, after its audio file when one is given (otherwise the map's
+/// `audio.path`, relative to the map). Shared by `render` and `preview`.
+struct AudioAndMap: ParsableArguments {
+    @Argument(
+        help: ArgumentHelp(
+            "The audio file, which may be left out when the map names it (audio.path), then the beat map.",
+            valueName: "audio-and-map"))
+    var files: [String] = []
+
+    func validate() throws {
+        guard (1...2).contains(files.count) else {
+            throw ValidationError("give the beat map, after its audio file unless the map names it (audio.path)")
+        }
+    }
+
+    /// The map as given.
+    var map: String { files.last ?? "" }
+    /// The audio as given, if it was.
+    var audio: String? { files.count == 2 ? files.first : nil }
+    /// The map's URL.
+    var mapURL: URL { URL(fileURLWithPath: map) }
+    /// The audio's URL, if given.
+    var audioURL: URL? { audio.map { URL(fileURLWithPath: $0) } }
+}
+
+/// `beatmap render [AUDIO] MAP -o OUT`.
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Mix the audio with a click on every beat of the map into a WAV file.",
+        abstract: "Mix the audio with a click on every beat of the map into a WAV, FLAC or Ogg file.",
+        usage: "beatmap render [<audio>] <map> -o <out.wav|out.flac|out.ogg|-> [<options>]",
         discussion: """
-            Each click starts exactly at its beat's frame, round(time × sample rate), at the audio's own \
-            sample rate; bars' first beats are accented when the map's tempo gives beatsPerBar. The mix \
-            goes through a soft limiter, so it never clips. The file is written atomically.
+            Each click starts exactly at its beat's frame, round(time × sample rate), at the output's \
+            sample rate (the audio's own unless --rate gives another; the music is then resampled with \
+            libsoxr). Bars' first beats are accented when the map's tempo gives beatsPerBar. The mix goes \
+            through a soft limiter, so it never clips. The render streams: memory stays the same for any \
+            length. The format follows the output's extension (.wav, .flac, .ogg); -o - writes WAV to \
+            standard output. A file is written atomically. The audio must be the one the map was made for \
+            (its SHA-256, or its duration); --force renders other audio anyway.
             """
     )
 
-    @Argument(help: "The audio file.")
-    var audio: String
+    @OptionGroup var files: AudioAndMap
 
-    @Argument(help: "The beat map.")
-    var map: String
-
-    @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write.", valueName: "out.wav"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The file to write (.wav, .flac or .ogg), or - for standard output.", valueName: "out"))
     var output: String
 
     @Option(help: ArgumentHelp("Start of the span to render, in seconds (default: the start).", valueName: "seconds"))
@@ -61,13 +90,16 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("End of the span to render, in seconds (default: the end).", valueName: "seconds"))
     var to: Double?
 
-    @Flag(name: .customLong("float"), help: "Write 32-bit float samples (default: 16-bit PCM).")
+    @Option(help: ArgumentHelp("Sample rate of the output (default: the audio's).", valueName: "Hz"))
+    var rate: Int?
+
+    @Flag(name: .customLong("float"), help: "Write 32-bit float samples (WAV only; default: 16-bit PCM).")
     var float = false
 
     @Flag(name: .customLong("no-music"), help: "Render the clicks alone.")
     var noMusic = false
 
-    @Flag(help: "Overwrite the output file if it exists.")
+    @Flag(help: "Overwrite the output file if it exists; render audio that is not the map's.")
     var force = false
 
     @OptionGroup var mix: MixOptions
@@ -77,16 +109,21 @@ struct Render: ParsableCommand {
             Console.error("render needs macOS 15 or later")
             throw Exit.couldNotRun
         }
+        let toStandardOutput = output == "-"
         do {
             let report = try OfflineRenderer.render(
-                audio: URL(fileURLWithPath: audio), map: URL(fileURLWithPath: map), click: mix.clickURL,
-                to: URL(fileURLWithPath: output), shownAs: output, from: from, to: to,
-                settings: mix.settings(musicMuted: noMusic), format: float ? .float32 : .pcm16, overwrite: force)
-            Console.out(report.text)
+                RenderRequest(
+                    audio: files.audioURL, map: files.mapURL, click: mix.clickURL,
+                    destination: toStandardOutput ? .stream(.standardOutput) : .file(URL(fileURLWithPath: output)),
+                    shownAs: toStandardOutput ? "standard output" : output, from: from, to: to, sampleRate: rate,
+                    settings: mix.settings(musicMuted: noMusic), format: float ? .float32 : .pcm16, overwrite: force,
+                    acceptMismatch: force))
+            if !toStandardOutput { Console.out(report.text) }
         } catch {
             Console.error(error)
             switch error {
-            case .exists, .span: throw Exit.couldNotRun
+            case .exists, .span, .unsupportedOutput, .encode(.unsupportedEncoding(_, _)), .noAudio, .audioMismatch:
+                throw Exit.couldNotRun
             default: throw Exit.failure
             }
         }

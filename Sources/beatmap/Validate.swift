@@ -31,7 +31,7 @@ struct ReportFormat: ExpressibleByArgument, CustomStringConvertible {
 
     /// The reporter, failing warnings when `strict`.
     func reporter(strict: Bool) throws -> any Reporter {
-        let options = ReporterOptions(strict: strict, ruleSummary: Rules.summary)
+        let options = ReporterOptions(strict: strict, ruleSummary: Rules.summary, remedyHint: { FlagHints.hint($0) })
         guard let reporter = Reporters.reporter(named: identifier, options: options) else {
             throw ConfigurationError("unknown format \(identifier)")
         }
@@ -88,6 +88,11 @@ struct RuleOptions: ParsableArguments {
     @Flag(name: .customLong("no-audio"), help: "Do not open audio files (skips audio-mismatch).")
     var noAudio = false
 
+    @Flag(
+        name: .customLong("require-audio"),
+        help: "A map whose audio file is not there (or that names none) is an audio-mismatch error, not a note.")
+    var requireAudio = false
+
     func validate() throws {
         for (name, value) in [
             ("--tolerance-ms", toleranceMs), ("--hit-window-ms", hitWindowMs), ("--max-gap-beats", maxGapBeats),
@@ -98,6 +103,7 @@ struct RuleOptions: ParsableArguments {
             }
         }
         if let maxFindings, maxFindings < 0 { throw ValidationError("--max-findings must be 0 (all) or more") }
+        if requireAudio && noAudio { throw ValidationError("--require-audio and --no-audio cannot be used together") }
         if assist && hitWindowMs != nil {
             throw ValidationError("--assist and --hit-window-ms cannot be used together")
         }
@@ -129,6 +135,7 @@ struct RuleOptions: ParsableArguments {
         overrides.audioDurationTolerance = durationToleranceMs.map { $0 / 1000 }
         overrides.misalignmentTolerance = misalignmentMs.map { $0 / 1000 }
         overrides.checkAudio = noAudio ? false : nil
+        overrides.requireAudio = requireAudio ? true : nil
         overrides.maximumFindingsPerRule = maxFindings
         overrides.findingsLimitName = "maxFindingsPerRule or --max-findings"
         for setting in ruleSettings {

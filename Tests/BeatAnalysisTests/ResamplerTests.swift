@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import BeatAnalysis
+import BeatAudio
 import Foundation
 import Testing
 

@@ -44,7 +44,7 @@ struct ImportFuzzRegressionTests {
                     (variant & 1 == 0 ? BeatSaberFormat.infoFileName : BeatSaberFormat.audioDataFileName, content)
                 ]
             }
-        case .swift, .sm, .ssc, .osu, .jams:
+        case .swift, .sm, .ssc, .osu, .jams, .midi, .chart, .csharp, .gdscript:
             files = [("fuzz.\(format.fileExtension)", content)]
         default:  // audacity, sonic-visualiser, csv, txt: extensions they share
             files = [("fuzz-\(format.rawValue).\(format.fileExtension)", content)]
@@ -118,7 +118,7 @@ struct ImportFuzzRegressionTests {
     @Test("an osu! timing point at -1e20 ms is refused, not counted forever")
     func farOsuTimingPoint() throws {
         let osu = "osu file format v14\n[TimingPoints]\n-1e20,1,4,1,0,100,1,0\n"
-        let error = try #require(try Self.error(osu, selector: 23))  // osu!, grid, 30 s
+        let error = try #require(try Self.error(osu, selector: 31))  // osu!, grid, 30 s
         #expect(error.line == 3)
         #expect(error.message.hasSuffix("beyond ±2^40"))
     }
@@ -132,7 +132,7 @@ struct ImportFuzzRegressionTests {
         // Many declarations whose bracketed type is never closed: each is skipped without rescanning.
         let unclosed =
             String(repeating: "let beatMapTempoChanges: [", count: 1_000) + "\nlet beatMap: [TimeInterval] = [1]"
-        #expect(try Self.error(unclosed, selector: 20) == nil)  // Swift, grid, 30 s
+        #expect(try Self.error(unclosed, selector: 28) == nil)  // Swift, grid, 30 s
     }
 
     @Test("a Beat Saber songFrequency of 0.5 Hz is refused, not imported as the invalid sampleRate 0")
@@ -141,11 +141,11 @@ struct ImportFuzzRegressionTests {
             {"version":"4.0.0",
              "songFrequency":0.5,"songSampleCount":5,"bpmData":[{"si":0,"ei":5,"sb":0,"eb":20}]}
             """#
-        let error = try #require(try Self.error(audioData, selector: 14))  // Beat Saber, AudioData.dat
+        let error = try #require(try Self.error(audioData, selector: 18))  // Beat Saber, AudioData.dat
         #expect(error.line == 2)
         #expect(error.message == "songFrequency 0.5 is not a sample rate (a whole number of Hz, 1…768000)")
         let whole = audioData.replacingOccurrences(of: "0.5", with: "1")
-        #expect(try Self.error(whole, selector: 14) == nil)
+        #expect(try Self.error(whole, selector: 18) == nil)
     }
 
     @Test("one far osu! hit object cannot make an import lay millions of beats (found by the fuzzer: a timeout)")

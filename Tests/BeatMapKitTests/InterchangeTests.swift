@@ -75,10 +75,10 @@ func roundTrip(_ map: BeatMap, _ format: InterchangeFormat, in folder: URL, opti
     if format.writesFolder {
         target = folder.appendingPathComponent("map-\(format.rawValue)")
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-        for file in files { try Data(file.text.utf8).write(to: target.appendingPathComponent(file.name ?? "x")) }
+        for file in files { try file.contents.write(to: target.appendingPathComponent(file.name ?? "x")) }
     } else {
         target = folder.appendingPathComponent("map.\(format.rawValue)")
-        try Data(files[0].text.utf8).write(to: target)
+        try files[0].contents.write(to: target)
     }
     var options = options
     if options.duration == nil { options.duration = map.audio.duration }

@@ -28,7 +28,7 @@ struct TransportTests {
     }
 
     @Test("status lines: time, beat n/N, bar.beat, BPM, pulse only just after a beat")
-    func statusLines() {
+    func statusLines() throws {
         var snapshot = StatusSnapshot(
             position: 83.4567, duration: 225, playing: true, beatIndex: 166, beatCount: 450,
             barPosition: BarPosition(bar: 42, beat: 3),
@@ -38,13 +38,34 @@ struct TransportTests {
         let lines = StatusView.lines(snapshot)
         #expect(lines[0] == "▶ 1:23.456 / 3:45.000   beat 167/450   bar 42.3   128.0 BPM   ● □ □ ■ □")
         #expect(lines[1] == "nudge +12 ms   loop bar 42   music on   clicks muted")
-        #expect(lines[3] == "hello")
+        try #require(lines.count == 5)
+        #expect(lines[2] == TransportKeyDecoder.helpLines[0])
+        #expect(lines[4] == "hello")
         snapshot.sinceBeat = 0.3
         snapshot.playing = false
         #expect(StatusView.lines(snapshot)[0].hasPrefix("‖ 1:23.456"))
         #expect(StatusView.lines(snapshot)[0].contains("BPM   · "))
         snapshot.barsKnown = false
         #expect(StatusView.lines(snapshot)[0].contains("bar 42.3 (4/4 assumed)"))
+    }
+
+    @Test("at 80 columns every line fits, with the widest figures an hour-long track gives; the legend is whole")
+    func fitsEightyColumns() throws {
+        let widest = StatusSnapshot(
+            position: 3_599.999, duration: 3_600, playing: true, beatIndex: 12_344, beatCount: 12_345,
+            barPosition: BarPosition(bar: 3_087, beat: 4), beatsPerBar: 4, barsKnown: false, bpm: 205.5,
+            sinceBeat: 0.01, nudgeMilliseconds: -1_234, loopingBar: 3_087, musicMuted: true, clicksMuted: true,
+            message: String(repeating: "a long device message ", count: 8))
+        let lines = StatusView.lines(widest, width: 80)
+        try #require(lines.count == 5)
+        for line in lines { #expect(line.count <= 80, "\(line.count) columns: \(line)") }
+        #expect(lines[0].contains("beat 12345/12345"))
+        #expect(lines[0].contains("bar 3087.4"))
+        #expect(lines[0].contains("205.5 BPM"))
+        #expect(lines[0].contains("/ 60:00.000"))
+        #expect(Array(lines[2...3]) == TransportKeyDecoder.helpLines)
+        #expect(lines[4].hasSuffix("…"))
+        #expect(StatusView.fit("abc", width: 80) == "abc")
     }
 
     @Test("saving a nudge: validated, the previous file kept as .bak, written atomically; a bad nudge is refused")

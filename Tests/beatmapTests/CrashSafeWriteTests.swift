@@ -67,9 +67,53 @@ struct CrashSafeWriteTests {
                 try WAVWriter.write(
                     TestTracks.drums(bpm: 120, start: 0.3, duration: 20).0, to: $0.appendingPathComponent("song.wav"))
             }),
+        // MIDI, .chart, C# and GDScript: each exported from the big map, and imported from a file of 60,001
+        // beats. The MIDI and .chart exports of a steady map are a few hundred bytes, too small to hit.
+        KillableWriter(
+            name: "export midi --force", target: "out.mid", targetExists: true,
+            arguments: ["export", "{dir}/big.beatmap.json", "-o", "{dir}/out.mid", "--force"], killsDuringWrite: false),
+        KillableWriter(
+            name: "export chart --force", target: "out.chart", targetExists: true,
+            arguments: ["export", "{dir}/big.beatmap.json", "-o", "{dir}/out.chart", "--force"],
+            killsDuringWrite: false),
+        KillableWriter(
+            name: "export csharp --force", target: "out.cs", targetExists: true,
+            arguments: ["export", "{dir}/big.beatmap.json", "-o", "{dir}/out.cs", "--force"]),
+        KillableWriter(
+            name: "export gdscript --force", target: "out.gd", targetExists: true,
+            arguments: ["export", "{dir}/big.beatmap.json", "-o", "{dir}/out.gd", "--force"]),
+        KillableWriter(
+            name: "import midi --force", target: "out.beatmap.json", targetExists: true,
+            arguments: ["import", "{dir}/song.mid", "-o", "{dir}/out.beatmap.json", "--force"],
+            prepare: { try CrashSafeWriteTests.engineFile(.midi).write(to: $0.appendingPathComponent("song.mid")) }),
+        KillableWriter(
+            name: "import chart --force", target: "out.beatmap.json", targetExists: true,
+            arguments: [
+                "import", "{dir}/notes.chart", "-o", "{dir}/out.beatmap.json", "--force", "--duration", "40000",
+            ],
+            prepare: { try CrashSafeWriteTests.engineFile(.chart).write(to: $0.appendingPathComponent("notes.chart")) }
+        ),
+        KillableWriter(
+            name: "import csharp --force", target: "out.beatmap.json", targetExists: true,
+            arguments: ["import", "{dir}/Map.cs", "-o", "{dir}/out.beatmap.json", "--force"],
+            prepare: { try CrashSafeWriteTests.engineFile(.csharp).write(to: $0.appendingPathComponent("Map.cs")) }),
+        KillableWriter(
+            name: "import gdscript --force", target: "out.beatmap.json", targetExists: true,
+            arguments: ["import", "{dir}/map.gd", "-o", "{dir}/out.beatmap.json", "--force"],
+            prepare: { try CrashSafeWriteTests.engineFile(.gdscript).write(to: $0.appendingPathComponent("map.gd")) }),
         // The preview's save (MapSaver) is interactive only; it writes through BeatMapCodec.write, the
         // same AtomicFile path as `format --output --force`.
     ]
+
+    /// A 60,001-beat map at 120 BPM exported to `format`, for the import writers.
+    static func engineFile(_ format: InterchangeFormat) throws -> Data {
+        let beats = (0...60_000).map { Double($0) * 0.5 + 0.5 }
+        let map = BeatMap(
+            audio: AudioReference(duration: 30_010), tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
+            beats: beats)
+        let file = try #require(try format.converter.export(map, options: ExportOptions()).first)
+        return file.contents
+    }
 
     /// A beat list in the one-time-per-line text format `import` reads.
     static func beatList(_ count: Int) -> Data {

@@ -165,4 +165,114 @@ struct PreviewCommandTests {
         let first = String(format: "%.3f", song.beats[0] + 0.013)
         #expect(text.contains(first), "\(text.prefix(300))")
     }
+
+    /// Starts a JACK server with the dummy (paced) backend at `rate`; stop it with the returned process.
+    static func jackServer(rate: Int) throws -> (process: Process, name: String) {
+        let server = "beatmap-test-\(UUID().uuidString.prefix(8))"
+        let jack = try VirtualAudio.shell("exec jackd -n \(server) -d dummy -r \(rate) -p 256 >/dev/null 2>&1")
+        let ready = try VirtualAudio.shell("JACK_DEFAULT_SERVER=\(server) jack_wait -w -t 10 >/dev/null 2>&1")
+        ready.waitUntilExit()
+        #expect(ready.terminationStatus == 0, "the JACK dummy server did not start")
+        return (jack, server)
+    }
+
+    @Test(
+        "44.1 kHz music on a 48 kHz device (JACK dummy): played at 48 kHz, resampled, the capture equals the render at 48 kHz"
+    )
+    func resampledCaptureEqualsRender() throws {
+        try #require(
+            VirtualAudio.hasTool("jackd") && VirtualAudio.hasTool("jack_rec"),
+            "needs jackd and jack_rec (tools/setup.sh installs jackd2)")
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try AudioFixtures.song(in: folder, seconds: 8)
+        let rendered = try CLI.run(
+            [
+                "render", "song.beatmap.json", "-o", "span.wav", "--float", "--rate", "48000", "--from", "1", "--to",
+                "6", "--click-gain", "0",
+            ],
+            in: folder)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let expected = try AudioFixtures.readWAV(folder.appendingPathComponent("span.wav"))
+        #expect(expected.sampleRate == 48_000)
+        try #require(expected.samples.count == 5 * 48_000 * 2)
+        let (jack, server) = try Self.jackServer(rate: 48_000)
+        defer {
+            jack.terminate()
+            jack.waitUntilExit()
+        }
+        // jack_rec records from PortAudio's ports once they exist: it joins a moment after playback starts,
+        // so the capture is a stretch of the render from some frame on, to the end of the span.
+        let script = """
+            cd '\(folder.path)'
+            export JACK_DEFAULT_SERVER=\(server)
+            '\(CLI.binary.path)' preview song.beatmap.json --no-ui --device system --from 1 --to 6 --click-gain 0 \
+              > played.txt 2> played.err &
+            for i in $(seq 1 500); do jack_lsp 2>/dev/null | grep -q PortAudio:out_1 && break; sleep 0.01; done
+            jack_rec -f capture.wav -d 6 -b 32 PortAudio:out_0 PortAudio:out_1 >/dev/null 2>&1
+            wait
+            """
+        let run = try VirtualAudio.shell(script)
+        run.waitUntilExit()
+        let played = try String(contentsOf: folder.appendingPathComponent("played.txt"), encoding: .utf8)
+        #expect(played.contains("at 48000 Hz (the music resampled from 44100 Hz)"), "\(played)")
+        let captured = try AudioFixtures.readWAV(folder.appendingPathComponent("capture.wav"))
+        #expect(captured.sampleRate == 48_000)
+        let first = try #require(captured.samples.firstIndex { $0 != 0 }, "the capture is silent")
+        let probe = Array(captured.samples[first..<(first + 64)])
+        // jack_rec stores 32-bit integers: equal to the float render within 2⁻³¹.
+        func same(_ a: Float, _ b: Float) -> Bool { abs(a - b) <= 1e-9 }
+        let offset = try #require(
+            stride(from: 0, to: expected.samples.count - 64, by: 2).first { start in
+                (0..<64).allSatisfy { same(expected.samples[start + $0], probe[$0]) }
+            }, "the capture's first sound is nowhere in the render")
+        let length = expected.samples.count - offset
+        try #require(captured.samples.count >= first + length)
+        #expect(length >= 2 * 48_000 * 2, "captured only \(length / 2) frames of the span")
+        let mismatches = (0..<length).filter { !same(expected.samples[offset + $0], captured.samples[first + $0]) }
+        #expect(mismatches.isEmpty, "\(mismatches.count) samples differ, first at \(mismatches.first ?? -1)")
+        #expect(captured.samples[(first + length)...].allSatisfy { $0 == 0 }, "sound after the span's end")
+    }
+
+    @Test("at the end of the track one key press plays it again; at 80 columns nothing is cut (tmux, JACK dummy)")
+    func restartAtEndAtEightyColumns() throws {
+        try #require(
+            VirtualAudio.hasTool("tmux") && VirtualAudio.hasTool("jackd"),
+            "needs tmux and jackd (tools/setup.sh installs them)")
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try AudioFixtures.song(in: folder, seconds: 2)
+        let (jack, server) = try Self.jackServer(rate: 44_100)
+        defer {
+            jack.terminate()
+            jack.waitUntilExit()
+        }
+        let socket = "beatmap-test-\(UUID().uuidString.prefix(8))"
+        let command =
+            "cd '\(folder.path)' && JACK_DEFAULT_SERVER=\(server) '\(CLI.binary.path)' preview song.beatmap.json --device system"
+        try VirtualAudio.shell("tmux -L \(socket) new-session -d -s preview -x 80 -y 8 \"\(command)\"")
+        defer { try? VirtualAudio.shell("tmux -L \(socket) kill-server").waitUntilExit() }
+        func screen() throws -> String {
+            let pipe = Pipe()
+            let capture = Process()
+            capture.executableURL = URL(fileURLWithPath: "/bin/sh")
+            capture.arguments = ["-c", "tmux -L \(socket) capture-pane -p -t preview"]
+            capture.standardOutput = pipe
+            try capture.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            capture.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        Thread.sleep(forTimeInterval: 3.5)
+        let ended = try screen()
+        #expect(ended.contains("end of track"), "\(ended)")
+        #expect(ended.contains("‖"))
+        #expect(ended.contains("q quit"), "the key legend is cut at 80 columns: \(ended)")
+        #expect(!ended.contains("…"), "\(ended)")
+        try VirtualAudio.shell("tmux -L \(socket) send-keys -t preview ' '").waitUntilExit()
+        Thread.sleep(forTimeInterval: 0.5)
+        let again = try screen()
+        #expect(again.contains("▶"), "one press did not play again: \(again)")
+        try VirtualAudio.shell("tmux -L \(socket) send-keys -t preview q").waitUntilExit()
+    }
 }

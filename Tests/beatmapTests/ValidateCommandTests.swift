@@ -44,7 +44,7 @@ struct ValidateCommandTests {
         #expect(seen["schema"]?.map(\.line) == [2, 6])
         #expect(seen["audio-mismatch"]?.map(\.line) == [5, 7])
         let summary = try #require(root["summary"] as? [String: Int])
-        #expect(summary == ["files": 11, "errors": 12, "warnings": 2])
+        #expect(summary == ["files": 11, "errors": 12, "warnings": 2, "missingAudio": 0])
     }
 
     @Test("exit status: 0 clean, 0 with warnings, 1 with --strict warnings, 1 errors, 2 could not run")
@@ -166,5 +166,34 @@ struct ValidateCommandTests {
         let refused = try CLI.run(["validate", "--max-findings=-1", "."], in: folder)
         #expect(refused.status == 64, "a usage error")
         #expect(refused.stderr.contains("--max-findings must be 0 (all) or more"))
+    }
+
+    @Test("CI without the audio: a notice in github, skipped cases in JUnit; --require-audio makes it an error")
+    func missingAudio() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let map = """
+            { "version": 1, "audio": { "path": "../Audio/lfs.ogg", "duration": 4 },
+              "tempo": [ { "time": 0.5, "bpm": 120 } ], "beats": [0.5, 1.0, 1.5, 2.0] }
+            """
+        try Data(map.utf8).write(to: folder.appendingPathComponent("m.beatmap.json"))
+        let github = try CLI.run(["validate", "--no-config", "--format", "github", "m.beatmap.json"], in: folder)
+        #expect(github.status == 0)
+        #expect(
+            github.stdout.hasPrefix(
+                "::notice file=m.beatmap.json,line=1,col=36,title=beatmap [audio]::audio file ../Audio/lfs.ogg not found; audio checks skipped\n"
+            ))
+        let junit = try CLI.run(["validate", "--no-config", "--format", "junit", "m.beatmap.json"], in: folder)
+        #expect(junit.status == 0)
+        #expect(junit.stdout.contains("<skipped message=\"audio file ../Audio/lfs.ogg not found\"/>"))
+        let required = try CLI.run(
+            ["validate", "--no-config", "--require-audio", "--format", "github", "m.beatmap.json"], in: folder)
+        #expect(required.status == 1)
+        #expect(
+            required.stdout.hasPrefix(
+                "::error file=m.beatmap.json,line=1,col=36,title=beatmap [audio-mismatch]::audio file ../Audio/lfs.ogg not found, but the audio is required"
+            ))
+        let both = try CLI.run(["validate", "--require-audio", "--no-audio", "m.beatmap.json"], in: folder)
+        #expect(both.status == 64)
     }
 }

@@ -39,8 +39,8 @@ FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -packag
 #   NAME|package modules it imports|C system-library modules (folders under Sources/)|pkg-config names
 MODULES=(
   "BeatMapKit|||"
-  "BeatAudio|BeatMapKit|CSndfile|sndfile"
-  "BeatAnalysis|BeatMapKit BeatAudio|CSoxr CAubio|soxr aubio"
+  "BeatAudio|BeatMapKit|CSndfile CSoxr|sndfile soxr"
+  "BeatAnalysis|BeatMapKit BeatAudio|CAubio|aubio"
 )
 
 die() { echo "fuzz.sh: $*" >&2; exit 2; }

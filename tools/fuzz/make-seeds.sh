@@ -88,15 +88,15 @@ printf '{"version":1,"audio":{"duration":8e12},"beats":[8.9e12,9.1e12,1e20,-0.0,
 printf '{"version":1,"audio":{"duration":8},"beats":[0.5,1,1.5,2,2.5,3,3.5,4,4.5,5,5.5,6,6.5,7,7.5]}\n' >"$MAP/steady.json"
 printf '{"version":1,"audio":{"duration":100},"beats":[0,1e-9,2e-9,3e-9]}' >"$MAP/tiny-intervals.json"
 # --- import: each seed is the file's bytes plus one selector byte (see targets/import.swift):
-# selector = 10 × variant + format index (swift 0, sm 1, ssc 2, osu 3, beatsaber 4, audacity 5,
-# sonic-visualiser 6, jams 7, csv 8, txt 9); variant bit 0 = note beats (Beat Saber: the file is
+# selector = 14 × variant + format index (swift 0, sm 1, ssc 2, osu 3, beatsaber 4, audacity 5,
+# sonic-visualiser 6, jams 7, csv 8, txt 9, midi 10, chart 11, csharp 12, gdscript 13); variant bit 0 = note beats (Beat Saber: the file is
 # AudioData.dat), (variant >> 1) % 3 = no --duration, 30 s, 0.0002 s. A Beat Saber Info.dat seed is
 # Info.dat, a NUL byte, then AudioData.dat.
-FORMATS=(swift sm ssc osu beatsaber audacity sonic-visualiser jams csv txt)
+FORMATS=(swift sm ssc osu beatsaber audacity sonic-visualiser jams csv txt midi chart csharp gdscript)
 index_of() { local i; for i in "${!FORMATS[@]}"; do [ "${FORMATS[$i]}" = "$1" ] && { echo "$i"; return; }; done; exit 2; }
 # seed NAME FORMAT VARIANT: stdin plus the selector byte → corpus/import/NAME.
 seed() {
-  local selector=$(($3 * 10 + $(index_of "$2")))
+  local selector=$(($3 * ${#FORMATS[@]} + $(index_of "$2")))
   { cat; printf "\\$(printf '%03o' "$selector")"; } >"$IMPORT/$1"
 }
 SCRATCH="$(mktemp -d)"
@@ -108,6 +108,9 @@ for map in "$ROOT"/BeatMaps/*.beatmap.json; do
       "$BEATMAP" export "$map" --format beatsaber -o "$SCRATCH/$name-bs" >/dev/null
       { cat "$SCRATCH/$name-bs/Info.dat"; printf '\0'; cat "$SCRATCH/$name-bs/AudioData.dat"; } | seed "$name.beatsaber" beatsaber 0
       seed "$name.audiodata" beatsaber 1 <"$SCRATCH/$name-bs/AudioData.dat"
+    elif [ "$format" = midi ]; then
+      "$BEATMAP" export "$map" --format midi -o "$SCRATCH/$name.midi" >/dev/null
+      seed "$name.midi" midi 0 <"$SCRATCH/$name.midi"
     else
       "$BEATMAP" export "$map" --format "$format" >"$SCRATCH/$name.$format"
       seed "$name.$format" "$format" 0 <"$SCRATCH/$name.$format"
@@ -120,7 +123,7 @@ for map in "$ROOT"/BeatMaps/*.beatmap.json; do
 done
 # Empty files of every format; truncated exports.
 for format in "${FORMATS[@]}"; do seed "empty.$format" "$format" 0 </dev/null; done
-for format in swift sm ssc osu jams audacity; do
+for format in swift sm ssc osu jams audacity midi chart csharp gdscript; do
   head -c 300 "$SCRATCH/demo-tempo-change.$format" | seed "truncated.$format" "$format" 0
 done
 head -c 200 "$SCRATCH/demo-120-bs/Info.dat" | seed truncated.beatsaber beatsaber 0
@@ -155,4 +158,22 @@ printf 'time\nnan\ninf\n1e308\n-5\n0x10\n' | seed nan.csv csv 0
 printf 'beat\n1e300\n-1e300\n' | seed huge.txt txt 2
 printf '0.5\t0.5\t1\n\\\t100\t200\n-0.25\t-0.25\t\xe9\n' | seed spectral.audacity audacity 0
 printf 'time,label\n0.000001,a\n0.0000004,b\n' | seed tiny.sonic-visualiser sonic-visualiser 4
+# MIDI: running status with no status before it, running status after a meta event, a track longer
+# than the file, a tempo of 0, a five-byte delta, SMPTE time, format 2, and no tempo at all (2 = --duration 30).
+MTHD='MThd\0\0\0\6\0\1\0\1\1\340'
+printf "${MTHD}"'MTrk\0\0\0\7\0\74\144\0\377\57\0' | seed running-status.midi midi 0
+printf "${MTHD}"'MTrk\0\0\0\22\0\220\74\144\0\377\121\3\7\241\40\10\74\0\0\377\57\0' | seed running-after-meta.midi midi 0
+printf "${MTHD}"'MTrk\177\377\377\377\0\377\121\3\7\241\40\0\377\57\0' | seed lying-length.midi midi 2
+printf "${MTHD}"'MTrk\0\0\0\14\0\377\121\3\0\0\0\203\140\377\57\0' | seed zero-tempo.midi midi 0
+printf "${MTHD}"'MTrk\0\0\0\10\201\201\201\201\1\377\57\0' | seed long-delta.midi midi 0
+printf 'MThd\0\0\0\6\0\1\0\1\347\50MTrk\0\0\0\4\0\377\57\0' | seed smpte.midi midi 2
+printf 'MThd\0\0\0\6\0\2\0\1\1\340MTrk\0\0\0\4\0\377\57\0' | seed format2.midi midi 2
+printf "${MTHD}"'MTrk\0\0\0\5\377\377\177\377\57' | seed no-tempo.midi midi 2
+# .chart: tempo 0, a huge tick range, a negative offset, a time signature 0, an unclosed section.
+printf '[Song]\n{\n  Resolution = 192\n}\n[SyncTrack]\n{\n  0 = B 0\n}\n' | seed zero-tempo.chart chart 2
+printf '[Song]\n{\n  Resolution = 1\n  Offset = -1e9\n}\n[SyncTrack]\n{\n  0 = TS 4 6\n  0 = B 4000000000\n}\n[Events]\n{\n  0 = E "beatmap_first_beat"\n  1099511627776 = E "beatmap_last_beat"\n}\n' | seed far-ticks.chart chart 0
+printf '[Song]\n{\n  Resolution = 192\n}\n[SyncTrack]\n{\n  0 = TS 0\n  0 = B 120000\n' | seed unclosed.chart chart 0
+# C# and GDScript: unclosed arrays, odd literals.
+printf 'public static readonly double[] Beats = { 0.5, 1e308, nan\n' | seed unclosed.csharp csharp 0
+printf 'const DURATION: float = 1e-300\nconst BEATS: PackedFloat64Array = PackedFloat64Array([0.5, -1, ])\n' | seed tiny.gdscript gdscript 0
 echo "seeds: $(ls "$AUDIO" | wc -l) audio, $(ls "$MAP" | wc -l) map, $(ls "$IMPORT" | wc -l) import" >&2

@@ -24,6 +24,16 @@ public enum Remedy: Sendable, Equatable {
     case giveMeter
     /// Ask for a shorter time span.
     case shortenSpan
+    /// Use the given audio although it is not the audio the map was made for.
+    case useMismatchedAudio
+    /// Give the audio file, which the map does not name.
+    case giveAudioFile
     /// Start again at this time (seconds), for example after the audio output failed for good.
     case restart(at: Double)
+    /// Detect the audio's onsets, so the checks that compare beats with them run.
+    case detectOnsets
+    /// Name the files to take, when a filter left out some that were wanted.
+    case includeSkippedFiles
+    /// Say how many shards the batch is split into, which the environment does not.
+    case giveShardCount
 }

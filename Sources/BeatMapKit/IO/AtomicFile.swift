@@ -40,19 +40,12 @@ public enum AtomicFile {
     /// (a hard link, which fails if the name exists), so a concurrent writer cannot be clobbered either.
     /// Replacing keeps the old file's permissions.
     public static func write(_ data: Data, to url: URL, overwrite: Bool) throws(AtomicFileError) {
-        let path = url.path
-        let folder = url.deletingLastPathComponent().path
-        let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        var mode: mode_t = 0o644
-        var existing = stat()
-        let exists = stat(path, &existing) == 0
-        if exists {
-            if !overwrite { throw .exists(path: path) }
-            mode = existing.st_mode & 0o7777
-        }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
+        let temporary = try makeTemporary(for: url, overwrite: overwrite)
+        let descriptor = open(temporary.path, O_WRONLY)
         guard descriptor >= 0 else {
-            throw .io(path: path, reason: "cannot create a file in \(folder): \(errnoText())")
+            let reason = errnoText()
+            discard(temporary)
+            throw .io(path: url.path, reason: "cannot open \(temporary.path): \(reason)")
         }
         var failure: String?
         data.withUnsafeBytes { raw in
@@ -67,37 +60,84 @@ public enum AtomicFile {
                 offset += written
             }
         }
-        if failure == nil, fsync(descriptor) != 0 { failure = "fsync failed: \(errnoText())" }
         if close(descriptor) != 0, failure == nil { failure = "close failed: \(errnoText())" }
         if let failure {
-            unlink(temporary)
+            discard(temporary)
+            throw .io(path: url.path, reason: failure)
+        }
+        try commit(temporary, to: url, overwrite: overwrite)
+    }
+
+    /// For a file written in pieces (a streamed render): creates an empty temporary file beside `url`
+    /// (with the permissions of the file it will replace), to be filled by the caller and then published
+    /// with ``commit(_:to:overwrite:)`` or removed with ``discard(_:)``. Without `overwrite`, an existing
+    /// `url` is refused here, before any work.
+    public static func makeTemporary(for url: URL, overwrite: Bool) throws(AtomicFileError) -> URL {
+        let path = url.path
+        let folder = url.deletingLastPathComponent().path
+        let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        var mode: mode_t = 0o644
+        var existing = stat()
+        if stat(path, &existing) == 0 {
+            if !overwrite { throw .exists(path: path) }
+            mode = existing.st_mode & 0o7777
+        }
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
+        guard descriptor >= 0 else {
+            throw .io(path: path, reason: "cannot create a file in \(folder): \(errnoText())")
+        }
+        close(descriptor)
+        return URL(fileURLWithPath: temporary)
+    }
+
+    /// Removes a temporary file made by ``makeTemporary(for:overwrite:)`` that will not be published.
+    public static func discard(_ temporary: URL) { unlink(temporary.path) }
+
+    /// Flushes the complete temporary file to disk and puts it in place of `url` in one step. Without
+    /// `overwrite`, an existing `url` is left untouched and ``AtomicFileError/exists(path:)`` thrown (the
+    /// check and the publish are one atomic step: a hard link, which fails if the name exists). The
+    /// temporary file is gone afterwards, whatever happens.
+    public static func commit(_ temporary: URL, to url: URL, overwrite: Bool) throws(AtomicFileError) {
+        let path = url.path
+        let folder = url.deletingLastPathComponent().path
+        let descriptor = open(temporary.path, O_RDONLY)
+        var failure: String?
+        if descriptor < 0 {
+            failure = "cannot reopen \(temporary.path): \(errnoText())"
+        } else {
+            if fsync(descriptor) != 0 { failure = "fsync failed: \(errnoText())" }
+            close(descriptor)
+        }
+        if let failure {
+            discard(temporary)
             throw .io(path: path, reason: failure)
         }
         if overwrite {
-            guard rename(temporary, path) == 0 else {
+            guard rename(temporary.path, path) == 0 else {
                 let reason = errnoText()
-                unlink(temporary)
+                discard(temporary)
                 throw .io(path: path, reason: "rename failed: \(reason)")
             }
         } else {
-            if link(temporary, path) != 0 {
+            var existing = stat()
+            if link(temporary.path, path) != 0 {
                 let code = errno
                 if code == EEXIST {
-                    unlink(temporary)
+                    discard(temporary)
                     throw .exists(path: path)
                 }
                 // File systems without hard links: fall back to check-then-rename.
                 if stat(path, &existing) == 0 {
-                    unlink(temporary)
+                    discard(temporary)
                     throw .exists(path: path)
                 }
-                guard rename(temporary, path) == 0 else {
+                guard rename(temporary.path, path) == 0 else {
                     let reason = errnoText()
-                    unlink(temporary)
+                    discard(temporary)
                     throw .io(path: path, reason: "rename failed: \(reason)")
                 }
             } else {
-                unlink(temporary)
+                discard(temporary)
             }
         }
         let folderDescriptor = open(folder, O_RDONLY)

@@ -185,13 +185,40 @@ enum FormatSupport {
         return fallback
     }
 
-    /// The title to write into a game format: the option, else the audio file's name without extension.
+    /// The title to write into a game format: the option, else the audio file's name without extension
+    /// (its folder's name when the file is called `song.*`, as in a library laid out one song per
+    /// folder, if `audio.path` names the folder).
     static func title(_ map: BeatMap, _ options: ExportOptions) -> String {
         if let title = options.title, !title.isEmpty { return title }
         if let path = map.audio.path, !path.isEmpty {
-            return ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            let url = URL(fileURLWithPath: path)
+            if let folder = folderTitle(of: url) { return folder }
+            return (url.lastPathComponent as NSString).deletingPathExtension
         }
         return "Untitled"
+    }
+
+    /// File names (without extension, lowercase) that say nothing of the song: one-song-per-folder
+    /// libraries (Frets on Fire, Clone Hero, Rock Band exports) call every mix `song.ogg`.
+    static let genericNames: Set<String> = ["song"]
+
+    /// The name of `file`'s folder when `file` is called `song.*` (or `song.beatmap.json`) and the
+    /// folder is a real name (not `.`, `..` or the root), else `nil`.
+    static func folderTitle(of file: URL) -> String? {
+        var name = file.lastPathComponent.lowercased()
+        if name.hasSuffix(BeatMap.fileExtension) { name.removeLast(BeatMap.fileExtension.count) }
+        name = (name as NSString).deletingPathExtension
+        guard genericNames.contains(name) else { return nil }
+        let folder = file.deletingLastPathComponent().lastPathComponent
+        guard !folder.isEmpty, folder != ".", folder != "..", folder != "/" else { return nil }
+        return folder
+    }
+
+    /// The title of the map at `mapURL` when its audio (or, without `audio.path`, the map itself) is
+    /// called `song.*`: the folder it lies in. `nil` when the file name is a title of its own.
+    static func folderTitle(of map: BeatMap, at mapURL: URL) -> String? {
+        if let audio = map.audio.resolvedURL(relativeTo: mapURL) { return folderTitle(of: audio) }
+        return folderTitle(of: mapURL.standardizedFileURL)
     }
 
     /// The duration of an imported map: the file's own, else `options.duration`, else the measured

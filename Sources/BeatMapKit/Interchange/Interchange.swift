@@ -48,6 +48,7 @@ public enum Interchange {
         }
         var options = options
         if options.sourceName == nil { options.sourceName = mapURL.lastPathComponent }
+        if options.title == nil { options.title = FormatSupport.folderTitle(of: map, at: mapURL) }
         let files: [ExportedFile]
         do {
             files = try format.converter.export(map, options: options)
@@ -58,6 +59,9 @@ public enum Interchange {
             guard !format.writesFolder else {
                 throw InterchangeError(
                     path: nil, "\(format.rawValue) export writes a folder", remedy: .giveOutputFolder)
+            }
+            guard !format.isBinary else {
+                throw InterchangeError(path: nil, "\(format.rawValue) export is a binary file: give an output file")
             }
             return ExportResult(files: files, written: [])
         }
@@ -79,7 +83,7 @@ public enum Interchange {
         if !overwrite, let existing = targets.first(where: { FileManager.default.fileExists(atPath: $0.0.path) }) {
             throw InterchangeError(path: existing.0.path, "already exists", remedy: .allowOverwrite)
         }
-        for (url, file) in targets { try write(file.text, to: url, overwrite: overwrite) }
+        for (url, file) in targets { try write(file.contents, to: url, overwrite: overwrite) }
         return ExportResult(files: files, written: targets.map(\.0))
     }
 
@@ -114,13 +118,13 @@ public enum Interchange {
         } catch {
             throw InterchangeError(path: input.path, error.localizedDescription)
         }
-        if let output { try write(text, to: output, overwrite: overwrite) }
+        if let output { try write(Data(text.utf8), to: output, overwrite: overwrite) }
         return ImportResult(imported: imported, text: text)
     }
 
-    private static func write(_ text: String, to url: URL, overwrite: Bool) throws(InterchangeError) {
+    private static func write(_ data: Data, to url: URL, overwrite: Bool) throws(InterchangeError) {
         do {
-            try AtomicFile.write(Data(text.utf8), to: url, overwrite: overwrite)
+            try AtomicFile.write(data, to: url, overwrite: overwrite)
         } catch .exists(let path) {
             throw InterchangeError(path: path, "already exists", remedy: .allowOverwrite)
         } catch {

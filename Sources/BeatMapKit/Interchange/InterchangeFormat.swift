@@ -21,6 +21,10 @@ public struct InterchangeFormat: Sendable, Hashable, CaseIterable, CustomStringC
         .jams,
         .csv,
         .txt,
+        .midi,
+        .chart,
+        .csharp,
+        .gdscript,
     ]
 
     /// The converter for this format.
@@ -46,17 +50,21 @@ public struct InterchangeFormat: Sendable, Hashable, CaseIterable, CustomStringC
     /// Whether the export is a folder of files rather than one file.
     public var writesFolder: Bool { converter.writesFolder }
 
+    /// Whether the export is binary rather than text (MIDI).
+    public var isBinary: Bool { converter.isBinary }
+
     /// Whether the format stores a tempo map rather than a list of beat times (StepMania, osu!, Beat Saber):
     /// such a format keeps beat times exactly only as grid points of its tempo map.
     public var storesTempoMap: Bool { converter.storesTempoMap }
 
-    /// The format a file name unambiguously implies (`.sm`, `.ssc`, `.osu`, `.jams`, `.swift`, `Info.dat`),
+    /// The format a file name unambiguously implies (`.sm`, `.ssc`, `.osu`, `.jams`, `.swift`, `.mid`,
+    /// `.midi`, `.chart`, `.cs`, `.gd`, `Info.dat`),
     /// or `nil` when the extension is shared (`.csv`, `.txt`) or unknown.
     public static func inferred(fromPath path: String) -> InterchangeFormat? {
         let name = (path as NSString).lastPathComponent.lowercased()
         if let named = allCases.first(where: { $0.converter.impliedFileNames.contains(name) }) { return named }
         let pathExtension = (name as NSString).pathExtension
-        return allCases.first { $0.converter.impliedExtension == pathExtension }
+        return allCases.first { $0.converter.impliedExtensions.contains(pathExtension) }
     }
 
     public static func == (lhs: InterchangeFormat, rhs: InterchangeFormat) -> Bool { lhs.rawValue == rhs.rawValue }
@@ -74,8 +82,10 @@ public protocol BeatMapConverter: Sendable {
     var writesFolder: Bool { get }
     /// Whether the format stores a tempo map rather than a list of beat times. Default: no.
     var storesTempoMap: Bool { get }
-    /// The file-name extension (lowercase) that names this format alone, if any. Default: none.
-    var impliedExtension: String? { get }
+    /// Whether the export is binary rather than text (MIDI). Default: no.
+    var isBinary: Bool { get }
+    /// The file-name extensions (lowercase) that name this format alone. Default: none.
+    var impliedExtensions: [String] { get }
     /// File names (lowercase) that name this format alone, such as `info.dat`. Default: none.
     var impliedFileNames: [String] { get }
 
@@ -95,8 +105,10 @@ extension BeatMapConverter {
     public var writesFolder: Bool { false }
     /// No: a list of beat times.
     public var storesTempoMap: Bool { false }
+    /// No: text.
+    public var isBinary: Bool { false }
     /// None.
-    public var impliedExtension: String? { nil }
+    public var impliedExtensions: [String] { [] }
     /// None.
     public var impliedFileNames: [String] { [] }
 }
@@ -105,14 +117,26 @@ extension BeatMapConverter {
 public struct ExportedFile: Sendable, Equatable {
     /// The file's name inside the output folder, or `nil` for the single file of a one-file format.
     public var name: String?
-    /// The file's text (UTF-8).
+    /// The file's text (UTF-8); empty for a binary file.
     public var text: String
+    /// The bytes of a binary file (MIDI), or `nil` for a text file.
+    public var bytes: [UInt8]?
 
     /// A file named `name` holding `text`.
     public init(name: String? = nil, text: String) {
         self.name = name
         self.text = text
     }
+
+    /// A binary file named `name` holding `bytes`.
+    public init(name: String? = nil, bytes: [UInt8]) {
+        self.name = name
+        self.text = ""
+        self.bytes = bytes
+    }
+
+    /// What is written to disk: the bytes, or the text as UTF-8.
+    public var contents: Data { bytes.map { Data($0) } ?? Data(text.utf8) }
 }
 
 /// Settings for exporting.
@@ -134,7 +158,13 @@ public struct ExportOptions: Sendable, Equatable {
     public var swiftDeclaration = SwiftDeclaration.enum
     /// Swift: access level of the declarations (`public`, `package`, `internal`), or `nil` for none.
     public var swiftAccessLevel: String?
-    /// Title written into game formats (StepMania, osu!, Beat Saber); default: the audio file's name.
+    /// C#: the static class holding the constants. Default `BeatMapData`.
+    public var csharpClassName = "BeatMapData"
+    /// C#: the namespace (dotted names allowed), or `nil` for none.
+    public var csharpNamespace: String?
+    /// Title written into game formats (StepMania, osu!, Beat Saber, MIDI's track name, `.chart`); default:
+    /// the audio file's name, or its folder's name when the file is called `song.*` (a library laid out one
+    /// song per folder).
     public var title: String?
     /// How far a beat may move when a tempo map is fitted through the beats for StepMania, osu! and Beat
     /// Saber (seconds). Default 0.25 ms: segments merge only where the beats already lie on one tempo.

@@ -15,7 +15,7 @@ public struct JAMSFormat: BeatMapConverter {
 
     public var identifier: String { "jams" }
     public var fileExtension: String { "jams" }
-    public var impliedExtension: String? { "jams" }
+    public var impliedExtensions: [String] { ["jams"] }
 
     public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {
         try FormatSupport.checkExportable(map, for: .jams)

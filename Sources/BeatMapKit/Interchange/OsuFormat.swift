@@ -24,7 +24,7 @@ public struct OsuFormat: BeatMapConverter {
 
     public var identifier: String { "osu" }
     public var fileExtension: String { "osu" }
-    public var impliedExtension: String? { "osu" }
+    public var impliedExtensions: [String] { ["osu"] }
     public var storesTempoMap: Bool { true }
 
     public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {

@@ -35,7 +35,7 @@ public struct StepManiaFormat: BeatMapConverter {
 
     public var identifier: String { dialect == .sm ? "sm" : "ssc" }
     public var fileExtension: String { identifier }
-    public var impliedExtension: String? { identifier }
+    public var impliedExtensions: [String] { [identifier] }
     public var storesTempoMap: Bool { true }
 
     /// The chart's name in exports.

@@ -24,7 +24,7 @@ public struct SwiftSourceFormat: BeatMapConverter {
 
     public var identifier: String { "swift" }
     public var fileExtension: String { "swift" }
-    public var impliedExtension: String? { "swift" }
+    public var impliedExtensions: [String] { ["swift"] }
 
     public func export(_ map: BeatMap, options: ExportOptions) throws(InterchangeError) -> [ExportedFile] {
         try FormatSupport.checkExportable(map, for: .swift)

@@ -3,7 +3,8 @@
 import Foundation
 
 /// GitHub Actions workflow commands (`::error file=…,line=…,col=…,title=…::message`), which annotate
-/// the pull request's diff, then the summary line.
+/// the pull request's diff, then the summary line. A map whose audio file is not there gets a
+/// `::notice` at its `audio.path` (an error finding instead when the audio is required).
 public struct GitHubReporter: Reporter {
     public static let identifier = "github"
 
@@ -16,6 +17,10 @@ public struct GitHubReporter: Reporter {
     public func generate(_ report: ValidationReport) -> String {
         var out = ""
         for file in report.files {
+            if let missing = file.missingAudio, !missing.required {
+                out +=
+                    "::notice file=\(Self.property(file.path)),line=\(missing.location.line),col=\(missing.location.column),title=\(Self.property("beatmap [audio]"))::\(Self.data(missing.message))\n"
+            }
             for finding in file.findings {
                 out +=
                     "::\(finding.severity.rawValue) file=\(Self.property(file.path)),line=\(finding.location.line),col=\(finding.location.column),title=\(Self.property("beatmap [\(finding.ruleID)]"))::\(Self.data(finding.message))\n"

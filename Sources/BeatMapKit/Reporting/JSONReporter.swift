@@ -2,15 +2,20 @@
 
 /// Machine-readable JSON:
 /// `{"summary":{"files":N,"errors":E,"warnings":W},"files":[{"path":…,"findings":[{"rule":…,"severity":…,"index":…,"time":…,"line":…,"column":…,"message":…}],"notes":[…]}]}`.
-/// A finding that sums up a rule's findings beyond the per-rule limit also has `"count"`.
+/// A finding that sums up a rule's findings beyond the per-rule limit also has `"count"`. Each file
+/// lists the rules that did not check it (`"skipped":[{"rule":…,"reason":…}]`), and a map whose audio
+/// file is not there has `"missingAudio":{"path":…,"line":…,"column":…,"required":…}`; the summary
+/// counts those maps (`"missingAudio":N`).
 public struct JSONReporter: Reporter {
     public static let identifier = "json"
+    /// Words skip reasons.
+    public var options: ReporterOptions
 
     /// A JSON reporter.
-    public init() {}
+    public init() { options = ReporterOptions() }
 
-    /// A JSON reporter (it has no options).
-    public init(options: ReporterOptions) {}
+    /// A JSON reporter wording skip reasons with `options`.
+    public init(options: ReporterOptions) { self.options = options }
 
     public func generate(_ report: ValidationReport) -> String {
         let files: [JSONValue] = report.files.map { file in
@@ -26,11 +31,28 @@ public struct JSONReporter: Reporter {
                 if finding.count != 1 { object["count"] = .int(finding.count) }
                 return .object(object)
             }
-            return .object(
-                JSONObject([
-                    ("path", .string(file.path)), ("findings", .array(findings)),
-                    ("notes", .array(file.notes.map(JSONValue.string))),
-                ]))
+            var object = JSONObject([
+                ("path", .string(file.path)), ("findings", .array(findings)),
+                ("notes", .array(file.notes.map(JSONValue.string))),
+                (
+                    "skipped",
+                    .array(
+                        file.skipped.map { skip in
+                            .object(
+                                JSONObject([
+                                    ("rule", .string(skip.ruleID)), ("reason", .string(options.describe(skip.reason))),
+                                ]))
+                        })
+                ),
+            ])
+            if let missing = file.missingAudio {
+                object["missingAudio"] = .object(
+                    JSONObject([
+                        ("path", .string(missing.path)), ("line", .int(missing.location.line)),
+                        ("column", .int(missing.location.column)), ("required", .bool(missing.required)),
+                    ]))
+            }
+            return .object(object)
         }
         let root = JSONObject([
             (
@@ -38,7 +60,7 @@ public struct JSONReporter: Reporter {
                 .object(
                     JSONObject([
                         ("files", .int(report.files.count)), ("errors", .int(report.errorCount)),
-                        ("warnings", .int(report.warningCount)),
+                        ("warnings", .int(report.warningCount)), ("missingAudio", .int(report.missingAudioCount)),
                     ]))
             ),
             ("files", .array(files)),

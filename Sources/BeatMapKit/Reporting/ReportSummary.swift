@@ -6,7 +6,11 @@ enum Summary {
         let files = report.files.count
         let errors = report.errorCount
         let warnings = report.warningCount
+        let missing = report.missingAudioCount
+        let audio =
+            missing == 0
+            ? "" : "; \(missing) map\(missing == 1 ? "'s" : "s'") audio not found (audio checks skipped)"
         return
-            "Validated \(files) file\(files == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")."
+            "Validated \(files) file\(files == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\(audio)."
     }
 }

@@ -23,15 +23,25 @@ public struct ReporterOptions: Sendable {
     /// A rule's one-line summary, in formats that list the rules: by default its
     /// ``RuleDescription/summary``; a front end may add how its user turns the rule on.
     public var ruleSummary: @Sendable (RuleDescription) -> String
+    /// How a front end tells its user to act on a ``Remedy`` (appended to a reason that has one, such as
+    /// why a rule was skipped); by default nothing.
+    public var remedyHint: @Sendable (Remedy) -> String
 
     /// Options: warnings pass unless `strict`; this library's version as the tool's.
     public init(
         strict: Bool = false, toolVersion: String = BeatMapKitInfo.version,
-        ruleSummary: @escaping @Sendable (RuleDescription) -> String = { $0.summary }
+        ruleSummary: @escaping @Sendable (RuleDescription) -> String = { $0.summary },
+        remedyHint: @escaping @Sendable (Remedy) -> String = { _ in "" }
     ) {
         self.strict = strict
         self.toolVersion = toolVersion
         self.ruleSummary = ruleSummary
+        self.remedyHint = remedyHint
+    }
+
+    /// Why a rule was skipped, with the front end's hint when there is something to do.
+    public func describe(_ reason: SkipReason) -> String {
+        reason.description + (reason.remedy.map(remedyHint) ?? "")
     }
 }
 

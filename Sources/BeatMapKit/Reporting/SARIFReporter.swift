@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-/// SARIF 2.1.0, for code-scanning dashboards.
+/// SARIF 2.1.0, for code-scanning dashboards. A map whose audio file is not there gets a result of
+/// level `note` (rule `audio-mismatch`) at its `audio.path`, so a dashboard shows that its audio was not
+/// checked; when the audio is required, the `audio-mismatch` error stands instead.
 public struct SARIFReporter: Reporter {
     public static let identifier = "sarif"
     /// The version reported as the tool's.
@@ -28,23 +30,17 @@ public struct SARIFReporter: Reporter {
         }
         var results: [JSONValue] = []
         for file in report.files {
-            for finding in file.findings {
-                let region = JSONObject([
-                    ("startLine", .int(finding.location.line)), ("startColumn", .int(finding.location.column)),
-                ])
-                let physical = JSONObject([
-                    ("artifactLocation", .object(JSONObject([("uri", .string(file.path))]))),
-                    ("region", .object(region)),
-                ])
+            if let missing = file.missingAudio, !missing.required {
                 results.append(
-                    .object(
-                        JSONObject([
-                            ("ruleId", .string(finding.ruleID)),
-                            ("ruleIndex", .int(RuleCatalog.ids.firstIndex(of: finding.ruleID) ?? 0)),
-                            ("level", .string(finding.severity.rawValue)),
-                            ("message", .object(JSONObject([("text", .string(finding.message))]))),
-                            ("locations", .array([.object(JSONObject([("physicalLocation", .object(physical))]))])),
-                        ])))
+                    Self.result(
+                        rule: AudioMismatchRule.description.id, level: "note", message: missing.message,
+                        path: file.path, at: missing.location))
+            }
+            for finding in file.findings {
+                results.append(
+                    Self.result(
+                        rule: finding.ruleID, level: finding.severity.rawValue, message: finding.message,
+                        path: file.path, at: finding.location))
             }
         }
         let driver = JSONObject([
@@ -58,5 +54,21 @@ public struct SARIFReporter: Reporter {
             ("runs", .array([.object(run)])),
         ])
         return JSONWriter.string(.object(root)) + "\n"
+    }
+
+    /// One result: `rule` at `location` in `path`.
+    private static func result(rule: String, level: String, message: String, path: String, at location: SourceLocation)
+        -> JSONValue
+    {
+        let region = JSONObject([("startLine", .int(location.line)), ("startColumn", .int(location.column))])
+        let physical = JSONObject([
+            ("artifactLocation", .object(JSONObject([("uri", .string(path))]))), ("region", .object(region)),
+        ])
+        return .object(
+            JSONObject([
+                ("ruleId", .string(rule)), ("ruleIndex", .int(RuleCatalog.ids.firstIndex(of: rule) ?? 0)),
+                ("level", .string(level)), ("message", .object(JSONObject([("text", .string(message))]))),
+                ("locations", .array([.object(JSONObject([("physicalLocation", .object(physical))]))])),
+            ]))
     }
 }

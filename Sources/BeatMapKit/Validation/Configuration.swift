@@ -27,6 +27,10 @@ public struct ValidationConfiguration: Sendable, Equatable {
     public var misalignmentTolerance: TimeInterval = 0.015
     /// Whether audio files are opened for `audio-mismatch`.
     public var checkAudio = true
+    /// Whether every map's audio must be there when audio is checked: a missing audio file (or a map
+    /// that names none) is then an `audio-mismatch` error instead of a note. Default `false`: audio is
+    /// often kept out of repositories.
+    public var requireAudio = false
     /// Findings listed per rule and file (`nil`: all). Beyond it one finding sums up the rest with
     /// their count, which the error and warning totals include. Default 100: a map whose every beat is
     /// off the grid says so without a million lines (or gigabytes of memory).
@@ -92,6 +96,8 @@ public struct ValidationOverrides: Sendable, Equatable {
     public var misalignmentTolerance: TimeInterval?
     /// ``ValidationConfiguration/checkAudio``.
     public var checkAudio: Bool?
+    /// ``ValidationConfiguration/requireAudio``.
+    public var requireAudio: Bool?
     /// ``ValidationConfiguration/maximumFindingsPerRule``; 0 lists all.
     public var maximumFindingsPerRule: Int?
     /// ``ValidationConfiguration/findingsLimitName``.
@@ -154,7 +160,7 @@ extension ValidationConfiguration {
     /// The file is a JSON object; every member is optional:
     /// `{"rules": {"gap": "error", "hit-window-overlap": "off"}, "toleranceMs": 5, "subdivisions": [1, 2],
     ///   "hitWindowMs": 150, "maxGapBeats": 1.5, "durationToleranceMs": 10, "misalignmentMs": 15,
-    ///   "maxFindingsPerRule": 100, "checkAudio": true}`.
+    ///   "maxFindingsPerRule": 100, "checkAudio": true, "requireAudio": false}`.
     /// Unknown members are refused so that a misspelt setting is not silently ignored.
     public mutating func apply(configurationFileAt url: URL) throws(ConfigurationError) {
         let path = url.path
@@ -207,11 +213,11 @@ extension ValidationConfiguration {
                     throw ConfigurationError("\(origin): \"maxFindingsPerRule\" must be a whole number (0: no limit)")
                 }
                 maximumFindingsPerRule = limit == 0 ? nil : Int(limit)
-            case "checkAudio":
+            case "checkAudio", "requireAudio":
                 guard case .bool(let flag) = value else {
-                    throw ConfigurationError("\(origin): \"checkAudio\" must be true or false")
+                    throw ConfigurationError("\(origin): \"\(member.key)\" must be true or false")
                 }
-                checkAudio = flag
+                if member.key == "checkAudio" { checkAudio = flag } else { requireAudio = flag }
             case "subdivisions":
                 guard let list = value.arrayValue,
                     let values = Optional(list.compactMap { $0.doubleValue }), values.count == list.count,
@@ -222,7 +228,7 @@ extension ValidationConfiguration {
                 subdivisions = values.map { Int($0) }
             default:
                 throw ConfigurationError(
-                    "\(origin): unknown setting \"\(member.key)\" (known: rules, toleranceMs, subdivisions, hitWindowMs, maxGapBeats, durationToleranceMs, misalignmentMs, maxFindingsPerRule, checkAudio)"
+                    "\(origin): unknown setting \"\(member.key)\" (known: rules, toleranceMs, subdivisions, hitWindowMs, maxGapBeats, durationToleranceMs, misalignmentMs, maxFindingsPerRule, checkAudio, requireAudio)"
                 )
             }
         }
@@ -253,6 +259,7 @@ extension ValidationConfiguration {
         if let value = overrides.audioDurationTolerance { audioDurationTolerance = value }
         if let value = overrides.misalignmentTolerance { misalignmentTolerance = value }
         if let value = overrides.checkAudio { checkAudio = value }
+        if let value = overrides.requireAudio { requireAudio = value }
         if let value = overrides.maximumFindingsPerRule { maximumFindingsPerRule = value == 0 ? nil : value }
         if let value = overrides.findingsLimitName { findingsLimitName = value }
         for rule in overrides.rules { try setRule(rule.id, to: rule.setting, origin: rule.origin) }

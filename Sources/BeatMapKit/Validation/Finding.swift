@@ -53,13 +53,26 @@ public struct FileReport: Sendable, Equatable {
     public var findings: [Finding]
     /// Informational remarks that are not findings (e.g. the tempo the validator inferred).
     public var notes: [String]
+    /// The rules that did not check this file, and why, in ``RuleCatalog/ids`` order: they have not
+    /// passed.
+    public var skipped: [SkippedCheck]
+    /// The audio file the map names, when it is not there.
+    public var missingAudio: MissingAudio?
 
     /// A report for `path`.
-    public init(path: String, findings: [Finding] = [], notes: [String] = []) {
+    public init(
+        path: String, findings: [Finding] = [], notes: [String] = [], skipped: [SkippedCheck] = [],
+        missingAudio: MissingAudio? = nil
+    ) {
         self.path = path
         self.findings = findings
         self.notes = notes
+        self.skipped = skipped
+        self.missingAudio = missingAudio
     }
+
+    /// Why rule `id` did not check this file, or `nil` if it did.
+    public func skipReason(of id: String) -> SkipReason? { skipped.first { $0.ruleID == id }?.reason }
 
     /// Number of error findings (including those summed up, not listed).
     public var errorCount: Int { findings.reduce(0) { $0 + ($1.severity == .error ? $1.count : 0) } }
@@ -79,6 +92,8 @@ public struct ValidationReport: Sendable, Equatable {
     public var errorCount: Int { files.reduce(0) { $0 + $1.errorCount } }
     /// Total warnings.
     public var warningCount: Int { files.reduce(0) { $0 + $1.warningCount } }
+    /// How many maps name an audio file that is not there.
+    public var missingAudioCount: Int { files.reduce(0) { $0 + ($1.missingAudio == nil ? 0 : 1) } }
 
     /// Whether the run fails: any error, or any warning when `strict`.
     public func fails(strict: Bool) -> Bool { errorCount > 0 || (strict && warningCount > 0) }

@@ -140,6 +140,14 @@ public protocol ValidationRule: DescribedRule, Sendable {
     init()
     /// Reports the rule's violations in `context` to `sink`, in file order.
     func check(_ context: ValidationContext, into sink: inout ViolationSink)
+    /// Why the rule cannot check `context` (so it reports nothing, and a report must not count it as
+    /// passed), or `nil` when it can. By default a rule can always check.
+    func skipReason(in context: ValidationContext) -> SkipReason?
+}
+
+extension ValidationRule {
+    /// A rule can check every map unless it says otherwise.
+    public func skipReason(in context: ValidationContext) -> SkipReason? { nil }
 }
 
 extension ValidationRule {
@@ -199,8 +207,14 @@ public protocol AudioInspector: Sendable {
 
 /// The state of the audio check for one map.
 public enum AudioCheck: Sendable, Equatable {
-    /// The audio was not looked at, and why.
+    /// The audio was not looked at (audio checks are off, there is no inspector, or the map has no file
+    /// to locate its audio from), and why (`""` when nothing needs saying).
     case skipped(String)
+    /// The map names no audio file (`audio.path` is absent).
+    case unnamed
+    /// The file `audio.path` names does not exist (the path as the map writes it): in CI the audio is
+    /// often not checked out.
+    case missing(String)
     /// The audio was read.
     case facts(AudioFacts)
     /// The audio file exists but could not be read.
@@ -243,15 +257,32 @@ public struct ValidationContext: Sendable {
         }
     }
 
+    /// Whether `time` lies inside the audio, `0…audio.duration`; beats outside it are `out-of-duration`'s
+    /// alone, so the rules that measure beats against the grid or each other leave them out.
+    public func isInsideAudio(_ time: Double) -> Bool { time >= 0 && time <= map.audio.duration }
+
+    /// Why the audio's facts are not known, or `nil` when they are.
+    public var audioSkipReason: SkipReason? {
+        switch audio {
+        case .facts: return nil
+        case .skipped: return .audioNotChecked
+        case .unnamed: return .noAudioPath
+        case .missing(let path): return .audioMissing(path: path)
+        case .unreadable: return .audioUnreadable
+        }
+    }
+
     /// Runs `body` over each step forward in time: `index` is a beat later than every beat listed before
     /// it and `previous` the latest of those. Steps across a non-finite beat are skipped (that beat's
     /// time is unknown), and so are beats out of order, so one misplaced beat is reported by
     /// `non-monotonic` alone rather than also as a gap or an overlap.
-    public func forEachStepForward(_ body: (_ previous: Int, _ index: Int) -> Void) {
+    /// With `insideAudioOnly`, beats outside the audio are left out as if absent.
+    public func forEachStepForward(insideAudioOnly: Bool = false, _ body: (_ previous: Int, _ index: Int) -> Void) {
         var latest: Int?
         var sawNonFinite = false
         for index in map.beats.indices {
             let beat = map.beats[index]
+            if insideAudioOnly && beat.isFinite && !isInsideAudio(beat) { continue }
             guard beat.isFinite else {
                 sawNonFinite = true
                 continue

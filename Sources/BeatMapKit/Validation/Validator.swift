@@ -57,13 +57,17 @@ public struct Validator: Sendable {
     /// (used by rule examples, which have no audio file).
     public func validate(bytes: [UInt8], path: String, mapURL: URL? = nil, audio: AudioFacts? = nil) -> FileReport {
         var report = FileReport(path: path)
+        var skipped: [String: SkipReason] = [:]
         switch BeatMapCodec.decode(bytes) {
         case .invalidJSON(let message, let location):
             add(InvalidJSONRule.description, Violation(message, at: location), to: &report)
+            skipped[SchemaRule.description.id] = .unreadableMap
+            for rule in RuleCatalog.contentRules { skipped[rule.description.id] = .unreadableMap }
         case .schemaViolations(let issues):
             var sink = ViolationSink(limit: configuration.maximumFindingsPerRule)
             for issue in issues { sink.report(Violation(issue.message, at: issue.location), count: issue.count) }
             add(SchemaRule.description, sink, to: &report)
+            for rule in RuleCatalog.contentRules { skipped[rule.description.id] = .unreadableMap }
         case .map(let map, let source):
             let audioCheck = audio.map(AudioCheck.facts) ?? inspectAudio(of: map, mapURL: mapURL)
             let context = ValidationContext(map: map, source: source, configuration: configuration, audio: audioCheck)
@@ -73,14 +77,29 @@ public struct Validator: Sendable {
                 )
             }
             if case .skipped(let reason) = audioCheck, !reason.isEmpty { report.notes.append(reason) }
+            if case .missing(let audioPath) = audioCheck {
+                let missing = MissingAudio(
+                    path: audioPath, location: source.location(ofAudioMember: "path"),
+                    required: configuration.requireAudio)
+                report.missingAudio = missing
+                if !missing.required { report.notes.append(missing.message) }
+            }
             for rule in RuleCatalog.contentRules {
                 let description = rule.description
                 guard configuration.severity(for: description) != nil else { continue }
+                let checker = rule.init()
                 var sink = ViolationSink(limit: configuration.maximumFindingsPerRule)
-                rule.init().check(context, into: &sink)
+                checker.check(context, into: &sink)
                 add(description, sink, to: &report)
+                if sink.violations.isEmpty, let reason = checker.skipReason(in: context) {
+                    skipped[description.id] = reason
+                }
             }
         }
+        for description in RuleCatalog.descriptions where configuration.severity(for: description) == nil {
+            skipped[description.id] = .disabled
+        }
+        report.skipped = RuleCatalog.ids.compactMap { id in skipped[id].map { SkippedCheck(ruleID: id, reason: $0) } }
         report.findings.sort { ($0.location, $0.beatIndex ?? -1) < ($1.location, $1.beatIndex ?? -1) }
         return report
     }
@@ -113,12 +132,9 @@ public struct Validator: Sendable {
             return .skipped("")
         }
         guard let inspector = audioInspector else { return .skipped("") }
-        guard let mapURL, let url = map.audio.resolvedURL(relativeTo: mapURL) else {
-            return .skipped("")
-        }
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            return .skipped("audio file \(map.audio.path ?? url.path) not found; audio checks skipped")
-        }
+        guard let mapURL else { return .skipped("") }
+        guard let url = map.audio.resolvedURL(relativeTo: mapURL) else { return .unnamed }
+        guard FileManager.default.fileExists(atPath: url.path) else { return .missing(map.audio.path ?? url.path) }
         do {
             return .facts(try inspector.inspect(url, computeHash: map.audio.sha256 != nil))
         } catch {

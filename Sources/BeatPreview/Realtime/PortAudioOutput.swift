@@ -62,13 +62,15 @@ enum ProbeChatter {
     }
 }
 
-/// What the realtime callback reads: the mixer, the fixed gains and the shared transport.
+/// What the realtime callback reads: the mixer, the music feed, the fixed gains and the shared transport.
 ///
 /// `@unchecked Sendable` is safe: every stored property is a `let` set in `init`; the mixer is
-/// read-only after its `init` (see ``Mixer``) and the transport is made of atomics.
+/// read-only after its `init` (see ``Mixer``), the feed's consumer side belongs to this callback alone
+/// (see ``MusicFeed``) and the transport is made of atomics.
 @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
 final class RealtimeContext: @unchecked Sendable {
     let mixer: Mixer
+    let feed: MusicFeed
     let transport: TransportState
     let musicGain: Float
     let clickGain: Float
@@ -76,16 +78,17 @@ final class RealtimeContext: @unchecked Sendable {
     /// Output latency (seconds) assumed when the host API gives no DAC time; set before the stream starts.
     let fallbackLatency = Atomic<UInt64>(0)
 
-    init(mixer: Mixer, transport: TransportState, musicGain: Float, clickGain: Float) {
+    init(mixer: Mixer, feed: MusicFeed, transport: TransportState, musicGain: Float, clickGain: Float) {
         self.mixer = mixer
+        self.feed = feed
         self.transport = transport
         self.musicGain = musicGain
         self.clickGain = clickGain
         channels = mixer.channels
     }
 
-    /// Fills one output buffer. Realtime-safe: atomics, arithmetic and the mixer only — no allocation,
-    /// no locks, no I/O. Returns `true` when the stream should complete.
+    /// Fills one output buffer. Realtime-safe: atomics, arithmetic, copies from the feed's ring and the
+    /// mixer only — no allocation, no locks, no I/O. Returns `true` when the stream should complete.
     /// `currentTime` and `dacTime` are the stream's clock now and when this buffer's first frame is
     /// heard; the difference turns the buffer's start into a time on the monotonic clock.
     func render(
@@ -109,6 +112,7 @@ final class RealtimeContext: @unchecked Sendable {
         }
         guard state.playing.load(ordering: .acquiring), !state.reachedEnd.load(ordering: .relaxed) else {
             output.update(repeating: 0, count: frames * channels)
+            feed.dropStale()
             state.position.store(position, ordering: .relaxed)
             state.publish(frame: position, at: heardAt)
             return false
@@ -118,35 +122,34 @@ final class RealtimeContext: @unchecked Sendable {
             musicGain: musicGain, clickGain: clickGain, musicMuted: state.musicMuted.load(ordering: .relaxed),
             clicksMuted: state.clicksMuted.load(ordering: .relaxed),
             offset: Double(state.offsetMicroseconds.load(ordering: .relaxed)) / 1_000_000)
-        let track = mixer.track
-        let complete = track.isComplete
-        let available = track.availableFrames
-        let explicitEnd = state.endFrame.load(ordering: .relaxed)
-        let end =
-            explicitEnd != TransportState.none
-            ? min(explicitEnd, complete ? available : Int.max) : (complete ? available : Int.max)
+        let end = state.endFrame.load(ordering: .relaxed)
         var done = 0
         var finished = false
         while done < frames {
             let loopStart = state.loopStart.load(ordering: .relaxed)
             let loopEnd = state.loopEnd.load(ordering: .relaxed)
             let looping = loopStart != TransportState.none && loopEnd > loopStart && position < loopEnd
-            if position >= end {
+            if end != TransportState.none && position >= end {
                 finished = true
                 break
             }
-            var count = min(frames - done, end - position)
+            var count = frames - done
+            if end != TransportState.none { count = min(count, end - position) }
             if looping { count = min(count, loopEnd - position) }
-            if !complete {
-                count = min(count, available - position)
-                if count <= 0 {
+            let block = output + done * channels
+            let got = feed.take(from: position, count: count, into: block)
+            if got == 0 {
+                if feed.hasEnded(at: position) {
+                    finished = true
+                } else {
                     state.decoderUnderruns.add(1, ordering: .relaxed)
-                    break
                 }
+                break
             }
-            mixer.render(from: position, frames: count, settings: settings, into: output + done * channels)
-            position += count
-            done += count
+            // The music is in the output block already; the mixer scales it and adds the clicks in place.
+            mixer.render(from: position, frames: got, music: block, settings: settings, into: block)
+            position += got
+            done += got
             if looping && position >= loopEnd { position = loopStart }
         }
         if done < frames { (output + done * channels).update(repeating: 0, count: (frames - done) * channels) }
@@ -235,14 +238,10 @@ final class OutputStream {
     /// Whether ``close(abort:)`` has returned (false while a hung device keeps it waiting).
     var hasFinishedClosing: Bool { closeFinished.load(ordering: .acquiring) }
 
-    /// Opens (but does not start) a stream on `deviceName` (a case-insensitive part of a device's
-    /// name) or the default output device.
-    init(
-        library: PortAudioLibrary, context: RealtimeContext, deviceName requested: String?, framesPerBuffer: Int,
-        render: String
-    ) throws(PreviewError) {
-        self.library = library
-        self.framesPerBuffer = framesPerBuffer
+    /// The output device: the first whose name contains `requested` (case-insensitive), or the default.
+    static func device(
+        library: PortAudioLibrary, named requested: String?, render: String
+    ) throws(PreviewError) -> (index: PaDeviceIndex, name: String) {
         let devices = library.outputDevices()
         let device: PaDeviceIndex
         if let requested {
@@ -258,9 +257,39 @@ final class OutputStream {
         guard device != paNoDevice, device >= 0, let info = Pa_GetDeviceInfo(device) else {
             throw .noDevice("no audio output device found. \(render)")
         }
-        deviceName = String(cString: info.pointee.name)
+        return (device, String(cString: info.pointee.name))
+    }
+
+    /// The rate to open `device` at: `preferred` (the music's) when the device takes it, else the
+    /// device's default rate (the music is then resampled to it).
+    static func rate(
+        device: PaDeviceIndex, channels: Int, preferred: Int, verbose: Bool
+    ) -> Int {
+        guard let info = Pa_GetDeviceInfo(device) else { return preferred }
         var parameters = PaStreamParameters(
-            device: device, channelCount: Int32(context.channels), sampleFormat: PaSampleFormat(paFloat32),
+            device: device, channelCount: Int32(channels), sampleFormat: PaSampleFormat(paFloat32),
+            suggestedLatency: info.pointee.defaultLowOutputLatency, hostApiSpecificStreamInfo: nil)
+        let supported = ProbeChatter.hidden(unless: verbose) {
+            Pa_IsFormatSupported(nil, &parameters, Double(preferred))
+        }
+        if supported == paFormatIsSupported { return preferred }
+        let fallback = Int(info.pointee.defaultSampleRate.rounded())
+        return fallback > 0 ? fallback : preferred
+    }
+
+    /// Opens (but does not start) a stream on `device` at the mixer's rate.
+    init(
+        library: PortAudioLibrary, context: RealtimeContext, device: (index: PaDeviceIndex, name: String),
+        framesPerBuffer: Int, render: String
+    ) throws(PreviewError) {
+        self.library = library
+        self.framesPerBuffer = framesPerBuffer
+        deviceName = device.name
+        guard let info = Pa_GetDeviceInfo(device.index) else {
+            throw .noDevice("the audio output \"\(device.name)\" is gone. \(render)")
+        }
+        var parameters = PaStreamParameters(
+            device: device.index, channelCount: Int32(context.channels), sampleFormat: PaSampleFormat(paFloat32),
             suggestedLatency: info.pointee.defaultLowOutputLatency, hostApiSpecificStreamInfo: nil)
         let retained = Unmanaged.passRetained(context)
         var opened: UnsafeMutableRawPointer?

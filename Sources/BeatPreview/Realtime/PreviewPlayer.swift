@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+public import BeatAudio
 public import BeatMapKit
 public import Foundation
 import Synchronization
@@ -87,7 +88,7 @@ public final class PreviewPlayer {
         public init(
             deviceName: String? = nil, framesPerBuffer: Int = 256, verbose: Bool = false, startedAt: Int? = nil,
             offlineHint: String =
-                "To listen without an audio device, render the mix to a file (OfflineRenderer.write).",
+                "To listen without an audio device, render the mix to a file (OfflineRenderer.render).",
             restartAdvice: (@Sendable (Double) -> String)? = nil
         ) {
             self.deviceName = deviceName
@@ -110,8 +111,15 @@ public final class PreviewPlayer {
     /// The name of the output device.
     public private(set) var deviceName: String = ""
 
+    /// Output frames per second: the device's (the music's own rate when the device takes it).
+    public private(set) var sampleRate: Int
+    /// Whether the music is resampled to the device's rate.
+    public var isResampling: Bool { sampleRate != material.sourceRate }
+
     private let options: Options
     private let settings: MixSettings
+    private var mixer: Mixer?
+    private var feed: MusicFeed?
     private var library: PortAudioLibrary?
     private var handle: OutputStreamHandle?
     private var closing: [OutputStreamHandle] = []
@@ -133,6 +141,7 @@ public final class PreviewPlayer {
         self.material = material
         self.options = options
         self.settings = settings
+        sampleRate = material.sourceRate
         createdAt = options.startedAt ?? monotonicNanoseconds()
         clock = PlaybackClock(timeSource: MonotonicSeconds())
         transport.musicMuted.store(settings.musicMuted, ordering: .relaxed)
@@ -152,8 +161,6 @@ public final class PreviewPlayer {
 
     deinit { close() }
 
-    private var sampleRate: Int { material.mixer.sampleRate }
-
     private func openStream() throws(PreviewError) {
         let library: PortAudioLibrary
         if let existing = self.library {
@@ -162,11 +169,29 @@ public final class PreviewPlayer {
             library = try PortAudioLibrary(verbose: options.verbose)
             self.library = library
         }
+        let device = try OutputStream.device(library: library, named: options.deviceName, render: options.offlineHint)
+        let rate = OutputStream.rate(
+            device: device.index, channels: material.channels, preferred: material.sourceRate,
+            verbose: options.verbose)
+        let feed: MusicFeed
+        let mixer: Mixer
+        if let existing = self.feed, let existingMixer = self.mixer, existing.sampleRate == rate {
+            (feed, mixer) = (existing, existingMixer)
+        } else {
+            // A device at another rate (first open, or a reopened device): the music and clicks at its rate.
+            self.feed?.stop()
+            convertTransport(from: sampleRate, to: rate)
+            mixer = try material.mixer(sampleRate: rate)
+            feed = MusicFeed(stream: try material.stream(sampleRate: rate), transport: transport)
+            self.feed = feed
+            self.mixer = mixer
+            sampleRate = rate
+        }
         let context = RealtimeContext(
-            mixer: material.mixer, transport: transport, musicGain: settings.musicGain, clickGain: settings.clickGain)
+            mixer: mixer, feed: feed, transport: transport, musicGain: settings.musicGain,
+            clickGain: settings.clickGain)
         let stream = try OutputStream(
-            library: library, context: context, deviceName: options.deviceName,
-            framesPerBuffer: options.framesPerBuffer,
+            library: library, context: context, device: device, framesPerBuffer: options.framesPerBuffer,
             render: options.offlineHint)
         deviceName = stream.deviceName
         let handle = OutputStreamHandle(stream)
@@ -175,13 +200,37 @@ public final class PreviewPlayer {
         try stream.start()
     }
 
+    /// Frame positions kept in the transport (loop, end) moved from one rate to another.
+    private func convertTransport(from old: Int, to new: Int) {
+        guard old != new else { return }
+        func convert(_ frame: Int) -> Int {
+            frame == TransportState.none ? frame : Mixer.frame(of: Double(frame) / Double(old), sampleRate: new)
+        }
+        transport.loopStart.store(convert(transport.loopStart.load(ordering: .relaxed)), ordering: .relaxed)
+        transport.loopEnd.store(convert(transport.loopEnd.load(ordering: .relaxed)), ordering: .relaxed)
+        transport.endFrame.store(convert(transport.endFrame.load(ordering: .relaxed)), ordering: .relaxed)
+    }
+
+    /// Moves the playing position to `frame`: the music feed starts decoding there and the callback
+    /// takes the new position at its next buffer.
+    private func moveTo(frame: Int) {
+        feed?.request(frame: frame)
+        transport.seekTarget.store(frame, ordering: .releasing)
+    }
+
     /// Starts playing at `start` seconds, up to `end` seconds (default: the end of the track). With
     /// `completeAtEnd`, the stream stops at the end (for scripts); otherwise playback pauses there.
+    /// Returns once the music feed holds the first seconds (or the whole span), so playback starts
+    /// without a gap.
     public func play(from start: TimeInterval = 0, to end: TimeInterval? = nil, completeAtEnd: Bool = false) {
-        transport.endFrame.store(
-            end.map { Mixer.frame(of: $0, sampleRate: sampleRate) } ?? TransportState.none, ordering: .relaxed)
+        let first = Mixer.frame(of: max(start, 0), sampleRate: sampleRate)
+        let last = end.map { Mixer.frame(of: $0, sampleRate: sampleRate) }
+        transport.endFrame.store(last ?? TransportState.none, ordering: .relaxed)
         transport.completeAtEnd.store(completeAtEnd, ordering: .relaxed)
-        transport.seekTarget.store(Mixer.frame(of: max(start, 0), sampleRate: sampleRate), ordering: .releasing)
+        let ahead = MusicFeed.capacityFrames - MusicFeed.blockFrames
+        feed?.prepare(frame: first, frames: min(ahead, (last ?? Int.max) - first), timeout: 2)
+        transport.reachedEnd.store(false, ordering: .relaxed)
+        transport.seekTarget.store(first, ordering: .releasing)
         transport.playing.store(true, ordering: .releasing)
         clock.start(at: max(start, 0))
     }
@@ -231,11 +280,15 @@ public final class PreviewPlayer {
                 throw .device(reason)
             }
             deviceProblem = nil
-            transport.seekTarget.store(Mixer.frame(of: clock.elapsed, sampleRate: sampleRate), ordering: .releasing)
+            moveTo(frame: Mixer.frame(of: clock.elapsed, sampleRate: sampleRate))
         }
         if transport.reachedEnd.load(ordering: .acquiring) {
-            transport.seekTarget.store(loopOrStartFrame(), ordering: .releasing)
-            clock.seek(to: Double(loopOrStartFrame()) / Double(sampleRate))
+            // Cleared here, not only by the callback when it takes the seek: the control loop checks for
+            // the end right after this key, and a stale flag would pause again (a second press needed).
+            let start = loopOrStartFrame()
+            moveTo(frame: start)
+            transport.reachedEnd.store(false, ordering: .releasing)
+            clock.seek(to: Double(start) / Double(sampleRate))
         }
         userPaused = false
         transport.playing.store(true, ordering: .releasing)
@@ -252,11 +305,17 @@ public final class PreviewPlayer {
         if isPlaying { pause() } else { try resume() }
     }
 
-    /// The track's duration in seconds (what has been decoded so far, while decoding).
+    /// The track's duration in seconds: its real length once playback has met the end, before that the
+    /// header's (or the map's, when the header does not say).
     public var duration: TimeInterval {
-        let track = material.mixer.track
-        return track.isComplete ? track.availableDuration : max(track.availableDuration, material.map.audio.duration)
+        if let frames = feed?.trackFrames.load(ordering: .acquiring), frames != MusicFeed.none {
+            return Double(frames) / Double(sampleRate)
+        }
+        return material.headerDuration ?? material.map.audio.duration
     }
+
+    /// Why decoding the music stopped early, if it did.
+    public var decodingFailure: AudioDecodeError? { feed?.failure.withLock { $0 } }
 
     /// The position the listener hears, in seconds.
     public var position: TimeInterval { min(max(clock.elapsed, 0), duration) }
@@ -264,7 +323,7 @@ public final class PreviewPlayer {
     /// Moves to `seconds` (clamped to the track).
     public func seek(to seconds: TimeInterval) {
         let target = min(max(seconds, 0), duration)
-        transport.seekTarget.store(Mixer.frame(of: target, sampleRate: sampleRate), ordering: .releasing)
+        moveTo(frame: Mixer.frame(of: target, sampleRate: sampleRate))
         clock.seek(to: target)
         lastReport = nil
     }
@@ -278,7 +337,7 @@ public final class PreviewPlayer {
     }
 
     /// The beat lookup over the nudged beats.
-    public var judge: HitJudge { HitJudge(beats: material.mixer.schedule.times.map { $0 + offset }) }
+    public var judge: HitJudge { HitJudge(beats: material.schedule.times.map { $0 + offset }) }
 
     /// Moves to the next (`count` > 0) or previous beat(s).
     public func step(beats count: Int) {
@@ -317,7 +376,7 @@ public final class PreviewPlayer {
             transport.loopStart.store(TransportState.none, ordering: .relaxed)
             return nil
         }
-        let schedule = material.mixer.schedule
+        let schedule = material.schedule
         guard let index = currentBeatIndex ?? (schedule.times.isEmpty ? nil : 0) else { return nil }
         let bar = schedule.barRange(containing: index)
         guard !bar.isEmpty else { return nil }
@@ -449,6 +508,7 @@ public final class PreviewPlayer {
     public func close() {
         transport.playing.store(false, ordering: .releasing)
         closeStream(abort: false)
+        feed?.stop()
         library = nil
         restoreStandardError()
     }

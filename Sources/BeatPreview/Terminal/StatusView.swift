@@ -74,16 +74,14 @@ public enum StatusView {
         return String(format: "%d:%02d.%03d", minutes, rest / 1000, rest % 1000)
     }
 
-    /// The lines for `snapshot` (without terminal control codes).
-    public static func lines(_ snapshot: StatusSnapshot) -> [String] {
+    /// The lines for `snapshot` (without terminal control codes), each at most `width` characters: the
+    /// status line drops the bar's dots, then the "4/4 assumed" note, before anything is cut, and the key
+    /// legend takes two lines (``TransportKeyDecoder/helpLines``). The message line is cut with "…".
+    public static func lines(_ snapshot: StatusSnapshot, width: Int = 80) -> [String] {
         let state = snapshot.playing ? "▶" : "‖"
         let beat = snapshot.beatIndex.map { "beat \($0 + 1)/\(snapshot.beatCount)" } ?? "beat -/\(snapshot.beatCount)"
-        let bar: String
-        if let position = snapshot.barPosition {
-            bar = "bar \(position.bar).\(position.beat)" + (snapshot.barsKnown ? "" : " (4/4 assumed)")
-        } else {
-            bar = "bar -.-"
-        }
+        let bar = snapshot.barPosition.map { "bar \($0.bar).\($0.beat)" } ?? "bar -.-"
+        let assumed = snapshot.barPosition != nil && !snapshot.barsKnown ? " (4/4 assumed)" : ""
         let bpm = snapshot.bpm.map { String(format: "%.1f BPM", $0) } ?? "--- BPM"
         let lit = (snapshot.sinceBeat.map { $0 >= 0 && $0 < pulseDuration } ?? false) && snapshot.playing
         let accent = snapshot.barPosition?.beat == 1 && snapshot.barsKnown
@@ -92,12 +90,26 @@ public enum StatusView {
         if let position = snapshot.barPosition, snapshot.beatsPerBar <= 16 {
             dots = (1...max(snapshot.beatsPerBar, 1)).map { $0 == position.beat ? "■" : "□" }.joined(separator: " ")
         }
-        let first =
-            "\(state) \(clock(snapshot.position)) / \(clock(snapshot.duration))   \(beat)   \(bar)   \(bpm)   \(pulse) \(dots)"
+        let time = "\(state) \(clock(snapshot.position)) / \(clock(snapshot.duration))"
+        let candidates = [
+            "\(time)   \(beat)   \(bar)\(assumed)   \(bpm)   \(pulse) \(dots)",
+            "\(time)  \(beat)  \(bar)\(assumed)  \(bpm)  \(pulse)",
+            "\(time)  \(beat)  \(bar)  \(bpm)  \(pulse)",
+        ]
+        let first = candidates.first { $0.count <= width } ?? fit(candidates[candidates.count - 1], width: width)
         let nudge = String(format: "nudge %+.0f ms", snapshot.nudgeMilliseconds)
         let loop = snapshot.loopingBar.map { "loop bar \($0)" } ?? "no loop"
-        let second =
-            "\(nudge)   \(loop)   music \(snapshot.musicMuted ? "muted" : "on")   clicks \(snapshot.clicksMuted ? "muted" : "on")"
-        return [first, second, TransportKeyDecoder.help, snapshot.message]
+        let second = fit(
+            "\(nudge)   \(loop)   music \(snapshot.musicMuted ? "muted" : "on")   clicks \(snapshot.clicksMuted ? "muted" : "on")",
+            width: width)
+        let legend = TransportKeyDecoder.helpLines.map { fit($0, width: width) }
+        return [first.trimmingCharacters(in: .whitespaces), second] + legend + [fit(snapshot.message, width: width)]
+    }
+
+    /// `line` cut to `width` characters, ending in "…" when cut.
+    public static func fit(_ line: String, width: Int) -> String {
+        let flat = line.replacingOccurrences(of: "\n", with: " ")
+        guard flat.count > width else { return flat }
+        return width > 1 ? String(flat.prefix(width - 1)) + "…" : String(flat.prefix(max(width, 0)))
     }
 }

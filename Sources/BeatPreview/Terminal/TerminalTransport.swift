@@ -88,7 +88,7 @@ public struct TerminalTransport {
 
     /// The status lines for the player's current state.
     public func snapshot(message: String) -> StatusSnapshot {
-        let schedule = player.material.mixer.schedule
+        let schedule = player.material.schedule
         let index = player.currentBeatIndex
         let position = player.position
         let judge = player.judge
@@ -168,17 +168,13 @@ public struct TerminalTransport {
             }
             for event in player.update() {
                 switch event {
-                case .reachedEnd: message = "end of track — space plays again from the start"
+                case .reachedEnd: message = "end of track — space plays it again"
                 case .deviceLost(let reason): message = "\(reason); playback paused — press space to try again"
                 case .deviceRecovered(let reason): message = reason
                 }
             }
             // One terminal row per line, so that moving the cursor back up redraws in place.
-            let width = max(terminal.columns - 1, 10)
-            let lines = StatusView.lines(snapshot(message: message)).map { line in
-                let flat = line.replacingOccurrences(of: "\n", with: " ")
-                return flat.count > width ? String(flat.prefix(width - 1)) + "…" : flat
-            }
+            let lines = StatusView.lines(snapshot(message: message), width: max(terminal.columns - 1, 10))
             var frame = drawn > 0 ? "\u{1B}[\(drawn)A" : ""
             for line in lines { frame += "\r\u{1B}[2K" + line + "\n" }
             write(frame)

@@ -32,9 +32,14 @@ public struct TransportKeyDecoder: Sendable {
     /// A decoder with nothing pending.
     public init() {}
 
-    /// The keys, one line each, as the help line and the docs show them.
-    public static let help =
-        "space pause · ←/→ ±5 s · ,/. ±1 beat · +/- nudge ±1 ms (↑/↓ or _ ±10 ms) · l loop bar · m music · c clicks · s save · q quit"
+    /// The key legend as the preview shows it: two lines, each within 80 columns.
+    public static let helpLines = [
+        "space pause · ←/→ ±5 s · ,/. ±1 beat · +/- nudge ±1 ms (↑/↓ or _ ±10 ms)",
+        "l loop bar · m music · c clicks · s save · q quit",
+    ]
+
+    /// The keys on one line, as the docs and `--help` show them.
+    public static let help = helpLines.joined(separator: " · ")
 
     /// Decodes `bytes` (appended to what was pending).
     public mutating func decode(_ bytes: [UInt8]) -> [TransportCommand] {

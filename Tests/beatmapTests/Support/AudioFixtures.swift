@@ -39,7 +39,7 @@ enum AudioFixtures {
         return (audio, map, beats)
     }
 
-    /// Reads the samples of a 16-bit or 32-bit-float WAV file written by `beatmap render`
+    /// Reads the samples of a 16-bit, 32-bit-integer or 32-bit-float WAV file written by `beatmap render`
     /// (canonical header: `data` follows `fmt ` and, for float, `fact`).
     static func readWAV(_ url: URL) throws -> (samples: [Float], channels: Int, sampleRate: Int) {
         let bytes = [UInt8](try Data(contentsOf: url))
@@ -58,6 +58,11 @@ enum AudioFixtures {
         if format == 3 {
             for at in stride(from: start, to: start + length, by: 4) {
                 samples.append(Float(bitPattern: UInt32(u32(at))))
+            }
+        } else if u16(34) == 32 {
+            // 32-bit integer PCM (what jack_rec -b 32 writes): n / 2³¹.
+            for at in stride(from: start, to: min(start + length, bytes.count - 3), by: 4) {
+                samples.append(Float(Double(Int32(bitPattern: UInt32(u32(at)))) / 2_147_483_648))
             }
         } else {
             for at in stride(from: start, to: start + length, by: 2) {

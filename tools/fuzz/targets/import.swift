@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // fuzz-modules: BeatMapKit
 //
-// Fuzz target: bytes → a file of one of the ten import formats → Interchange.importMap (as
+// Fuzz target: bytes → a file of one of the fourteen import formats → Interchange.importMap (as
 // `beatmap import` calls it, without writing). The last input byte is a selector, not file content: it
 // picks the format, grid or note beats, and a --duration; for Beat Saber, whether the file is `Info.dat`
 // or `AudioData.dat` (an Info.dat input is split at its first NUL byte: the bytes after it become the
@@ -59,7 +59,7 @@ public func fuzzImporter(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         } else {
             files = [(variant & 1 == 0 ? BeatSaberFormat.infoFileName : BeatSaberFormat.audioDataFileName, content)]
         }
-    case .swift, .sm, .ssc, .osu, .jams:
+    case .swift, .sm, .ssc, .osu, .jams, .midi, .chart, .csharp, .gdscript:
         files = [("fuzz.\(format.fileExtension)", content)]
     default:  // audacity, sonic-visualiser, csv, txt: extensions they share
         files = [("fuzz-\(format.rawValue).\(format.fileExtension)", content)]

@@ -49,6 +49,13 @@ public struct AudioMetricLevelRule: ValidationRule {
 
     public init() {}
 
+    /// Without the audio's onsets there is nothing to compare the beats with.
+    public func skipReason(in context: ValidationContext) -> SkipReason? {
+        if let reason = context.audioSkipReason { return reason }
+        guard case .facts(let facts) = context.audio, facts.onsets != nil else { return .onsetsNotDetected }
+        return nil
+    }
+
     public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         guard let profile = BeatStrengthProfile(context), case .level(let level, let ratio) = profile.verdict else {
             return

@@ -106,6 +106,13 @@ public struct AudioMisalignedRule: ValidationRule {
         return (median, offsets.count)
     }
 
+    /// Without the audio's onsets there is nothing to compare the beats with.
+    public func skipReason(in context: ValidationContext) -> SkipReason? {
+        if let reason = context.audioSkipReason { return reason }
+        guard case .facts(let facts) = context.audio, facts.onsets != nil else { return .onsetsNotDetected }
+        return nil
+    }
+
     public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         guard case .facts(let facts) = context.audio, let onsets = facts.onsets,
             let (offset, matched) = Self.offset(beats: context.map.beats, onsets: onsets),

@@ -33,6 +33,12 @@ public struct AudioMismatchRule: ValidationRule {
         switch context.audio {
         case .skipped:
             return
+        case .unnamed:
+            guard context.configuration.requireAudio else { return }
+            sink.report(Violation(Message.unnamed, at: context.source.location(ofMember: "audio")))
+        case .missing(let path):
+            guard context.configuration.requireAudio else { return }
+            sink.report(Violation(Message.missing(path: path), at: context.source.location(ofAudioMember: "path")))
         case .unreadable(let reason):
             sink.report(
                 Violation(
@@ -61,8 +67,26 @@ public struct AudioMismatchRule: ValidationRule {
         }
     }
 
+    /// The audio could not be compared: not opened, not named, not there or not readable (the last is a
+    /// finding, not a skip).
+    public func skipReason(in context: ValidationContext) -> SkipReason? {
+        switch context.audio {
+        case .facts, .unreadable: return nil
+        case .unnamed, .missing: return context.configuration.requireAudio ? nil : context.audioSkipReason
+        case .skipped: return context.audioSkipReason
+        }
+    }
+
     /// The rule's messages.
     enum Message {
+        /// The map names no audio file although audio is required.
+        static let unnamed = "the map names no audio file (audio.path), but its audio is required"
+
+        /// The audio file at `path` does not exist although audio is required.
+        static func missing(path: String) -> String {
+            "audio file \(path) not found, but the audio is required"
+        }
+
         /// The audio file at `path` exists but cannot be decoded.
         static func unreadable(path: String, reason: String) -> String {
             "audio file \(path) cannot be read: \(reason)"

@@ -22,15 +22,20 @@ public struct OffGridRule: ValidationRule {
             .map(
                 beats: "[0.5, 1.0, 1.25, 1.5]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]",
                 configuration: ValidationConfiguration().with { $0.subdivisions = [1, 2] }),
+            // A beat past the end is out-of-duration's alone.
+            .map(beats: "[0.5, 1.0, 1.5, 2.0, 3.27]", tempo: "[{ \"time\": 0.5, \"bpm\": 120 }]", duration: "3.0"),
         ])
 
     public init() {}
+
+    public func skipReason(in context: ValidationContext) -> SkipReason? { context.grid == nil ? .noTempoGrid : nil }
 
     public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         guard let grid = context.grid else { return }
         let tolerance = context.configuration.gridTolerance
         let subdivisions = context.configuration.subdivisions.isEmpty ? [1] : context.configuration.subdivisions
-        for (index, beat) in context.map.beats.enumerated() where beat.isFinite {
+        // A beat outside the audio is out-of-duration's alone.
+        for (index, beat) in context.map.beats.enumerated() where beat.isFinite && context.isInsideAudio(beat) {
             let point = grid.nearestPoint(to: beat, subdivisions: subdivisions, boundaryTolerance: tolerance)
             guard abs(point.error) > tolerance + 1e-9 else { continue }
             let bpm = grid.segments[point.segment].bpm

@@ -31,13 +31,15 @@ public enum ResamplerError: Error, LocalizedError, Sendable, Equatable {
     }
 }
 
-/// A streaming mono resampler: libsoxr behind a small API, Float32 in and out, constant memory.
+/// A streaming resampler: libsoxr behind a small API, interleaved Float32 frames in and out (one or
+/// more channels), constant memory. The analyzer resamples mono audio to its analysis rate with it; the
+/// preview and the renderer resample the music to an output device's rate.
 ///
 /// Feed input with ``process(_:count:into:capacity:)`` in blocks of any size, then drain what the
-/// filter still holds with ``flush(into:capacity:)``. libsoxr trims its own filter delay from the
-/// stream: output sample `k` is at time `k / outputRate`, so a click at `t` seconds in the input is at
-/// `t` seconds in the output (`ResamplerTests` holds it to ±1 output sample), and an input of `n`
-/// samples gives `n × outputRate / inputRate` samples, rounded.
+/// filter still holds with ``flush(into:capacity:)``. Counts are in frames (one sample per channel).
+/// libsoxr trims its own filter delay from the stream: output frame `k` is at time `k / outputRate`, so
+/// a click at `t` seconds in the input is at `t` seconds in the output (`ResamplerTests` holds it to ±1
+/// output sample), and an input of `n` frames gives `n × outputRate / inputRate` frames, rounded.
 ///
 /// One resampler belongs to one thread at a time (libsoxr's objects are not shared).
 public final class Resampler {
@@ -72,6 +74,8 @@ public final class Resampler {
     public let outputRate: Double
     /// The quality recipe.
     public let quality: Quality
+    /// Interleaved channels per frame.
+    public let channels: Int
 
     private let handle: OpaquePointer
     /// Input samples per output sample. A call hands libsoxr at most the input that fills half the
@@ -85,8 +89,11 @@ public final class Resampler {
     /// The largest ratio of the two rates accepted, either way (2²⁰).
     public static let maximumRatio = Double(1 << 20)
 
-    /// A resampler from `inputRate` to `outputRate` Hz with the quality recipe `quality`.
-    public init(inputRate: Double, outputRate: Double, quality: Quality = .high) throws(ResamplerError) {
+    /// A resampler of `channels` interleaved channels from `inputRate` to `outputRate` Hz with the
+    /// quality recipe `quality`.
+    public init(inputRate: Double, outputRate: Double, channels: Int = 1, quality: Quality = .high)
+        throws(ResamplerError)
+    {
         guard inputRate.isFinite, outputRate.isFinite else {
             throw .invalidRate(inputRate: inputRate, outputRate: outputRate)
         }
@@ -97,7 +104,8 @@ public final class Resampler {
         var ioSpec = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
         var qualitySpec = soxr_quality_spec(quality.recipe, 0)
         var error: soxr_error_t?
-        let created = soxr_create(inputRate, outputRate, 1, &error, &ioSpec, &qualitySpec, nil)
+        let created = soxr_create(
+            inputRate, outputRate, UInt32(max(1, min(channels, 64))), &error, &ioSpec, &qualitySpec, nil)
         guard error == nil, let created else {
             if let created { soxr_delete(created) }
             throw .cannotCreate(
@@ -108,13 +116,14 @@ public final class Resampler {
         self.inputRate = inputRate
         self.outputRate = outputRate
         self.quality = quality
+        self.channels = max(1, min(channels, 64))
         inputPerOutput = inputRate / outputRate
     }
 
     deinit { soxr_delete(handle) }
 
-    /// Resamples up to `count` samples of `input` into `output`, which has room for `capacity`
-    /// samples. Returns the input samples consumed (feed the rest again) and the output samples
+    /// Resamples up to `count` frames of `input` into `output`, which has room for `capacity`
+    /// frames. Returns the input frames consumed (feed the rest again) and the output frames
     /// written. An output short of `capacity` means the resampler needs more input; a full one, that it
     /// may hold more output, which the next call returns first (consuming no input then).
     public func process(
@@ -143,7 +152,7 @@ public final class Resampler {
         return (consumed, produced)
     }
 
-    /// After the last input: writes up to `capacity` of the samples the filter still holds into
+    /// After the last input: writes up to `capacity` of the frames the filter still holds into
     /// `output` and returns how many; 0 when all are out. No input can follow.
     public func flush(into output: UnsafeMutablePointer<Float>, capacity: Int) throws(ResamplerError) -> Int {
         guard capacity > 0 else { return 0 }
@@ -154,8 +163,8 @@ public final class Resampler {
         return produced
     }
 
-    /// Resamples all `count` samples of `input`, handing each run of output to `body` as it is made
-    /// (`buffer`, room for `capacity` samples, is the scratch space the runs are written to).
+    /// Resamples all `count` frames of `input`, handing each run of output to `body` as it is made
+    /// (`buffer`, room for `capacity` frames, is the scratch space the runs are written to).
     public func process(
         _ input: UnsafePointer<Float>, count: Int, buffer: UnsafeMutablePointer<Float>, capacity: Int,
         _ body: (UnsafePointer<Float>, Int) -> Void
@@ -163,7 +172,7 @@ public final class Resampler {
         var offset = 0
         while true {
             let (consumed, produced) = try process(
-                input + offset, count: count - offset, into: buffer, capacity: capacity)
+                input + offset * channels, count: count - offset, into: buffer, capacity: capacity)
             offset += consumed
             if produced > 0 { body(buffer, produced) }
             if offset >= count && produced < capacity { return }
@@ -171,8 +180,8 @@ public final class Resampler {
         }
     }
 
-    /// After the last input: hands the samples the filter still holds to `body`, in runs written to
-    /// `buffer` (room for `capacity` samples).
+    /// After the last input: hands the frames the filter still holds to `body`, in runs written to
+    /// `buffer` (room for `capacity` frames).
     public func flush(
         buffer: UnsafeMutablePointer<Float>, capacity: Int, _ body: (UnsafePointer<Float>, Int) -> Void
     ) throws(ResamplerError) {
@@ -183,7 +192,15 @@ public final class Resampler {
         }
     }
 
-    /// Output samples the filter holds at the moment (libsoxr's `soxr_delay`): the stream's latency,
+    /// Makes the resampler ready for a fresh signal (after a seek): the filter's history and whatever it
+    /// held are dropped, the rates and recipe kept.
+    public func reset() throws(ResamplerError) {
+        if let error = soxr_clear(handle) { throw .processFailed(reason: String(cString: error)) }
+        backlogged = false
+        flushed = false
+    }
+
+    /// Output frames the filter holds at the moment (libsoxr's `soxr_delay`): the stream's latency,
     /// not an offset of its times, which libsoxr keeps aligned.
     public var latency: Double { soxr_delay(handle) }
 
@@ -196,15 +213,4 @@ public final class Resampler {
 
     /// The version string of the linked libsoxr (e.g. `libsoxr-0.1.3`).
     public static var libraryVersion: String { String(cString: soxr_version()) }
-}
-
-extension Resampler {
-    /// The resampler that brings audio at `sampleRate` Hz to the analysis rate
-    /// (``AnalysisFrame/analysisSampleRate``), or `nil` when it is at that rate already (libsoxr would
-    /// pass the samples through unchanged).
-    static func toAnalysisRate(from sampleRate: Int, quality: Quality) throws(ResamplerError) -> Resampler? {
-        let target = AnalysisFrame.analysisSampleRate
-        guard sampleRate != target else { return nil }
-        return try Resampler(inputRate: Double(sampleRate), outputRate: Double(target), quality: quality)
-    }
 }
