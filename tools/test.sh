@@ -14,5 +14,7 @@ BIN="$(swift build --show-bin-path)/beatmap"
 "$BIN" validate --strict BeatMaps
 echo "== beatmap format --check BeatMaps (the shipped maps are in canonical form)"
 "$BIN" format --check BeatMaps
+echo "== man page and shell completions generate (tools/install-shell-support.sh --check)"
+bash tools/install-shell-support.sh --check
 echo "== DocC: BeatMapKit's catalog and every symbol link (tools/ci/docs.sh)"
 bash tools/ci/docs.sh

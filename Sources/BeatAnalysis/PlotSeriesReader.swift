@@ -204,21 +204,33 @@ extension BeatPlot {
     /// Draws the map at `map` over the audio at `audio` (`nil`: the file the map's `audio.path` names,
     /// relative to the map) from `start` to `end` seconds (`nil`: the end of the audio), reading the audio
     /// in one streaming pass, and writes the SVG to `output` atomically. An existing `output` (named
-    /// `shownAs` in the error) is replaced only when `overwrite`.
+    /// `shownAs` in the error) is replaced only when `overwrite`. `title` names the two files (default:
+    /// their file names).
     public static func write(
-        audio given: URL?, map: URL, to output: URL, shownAs: String, from start: Double = 0, to end: Double? = nil,
-        layout: Layout = Layout(), overwrite: Bool = false
+        audio: URL?, map: URL, to output: URL, shownAs: String, from start: Double = 0, to end: Double? = nil,
+        layout: Layout = Layout(), title: String? = nil, overwrite: Bool = false
     ) throws {
+        if !overwrite && FileManager.default.fileExists(atPath: output.path) {
+            _ = try BeatMapCodec.read(from: map)
+            throw BeatMapError.exists(path: shownAs)
+        }
+        let svg = try svg(audio: audio, map: map, from: start, to: end, layout: layout, title: title)
+        try AtomicFile.write(Data(svg.utf8), to: output, overwrite: overwrite)
+    }
+
+    /// The SVG of the map at `map` drawn over the audio at `audio` (`nil`: the file the map's `audio.path`
+    /// names) from `start` to `end` seconds (`nil`: the end of the audio), for a caller that writes it elsewhere (standard output). `title` names the
+    /// two files (default: their file names).
+    public static func svg(
+        audio given: URL?, map: URL, from start: Double = 0, to end: Double? = nil, layout: Layout = Layout(),
+        title: String? = nil
+    ) throws -> String {
         let beatMap = try BeatMapCodec.read(from: map)
         guard let audio = given ?? beatMap.audio.resolvedURL(relativeTo: map) else {
             throw PlotSeriesError.noAudio(mapPath: map.path)
         }
-        if !overwrite && FileManager.default.fileExists(atPath: output.path) {
-            throw BeatMapError.exists(path: shownAs)
-        }
         let series = try PlotSeriesReader(columns: layout.plotWidth).read(audio, from: start, to: end)
-        let title = "\(map.lastPathComponent) over \(audio.lastPathComponent)"
-        let svg = BeatPlot(map: beatMap, series: series, title: title, layout: layout).svg
-        try AtomicFile.write(Data(svg.utf8), to: output, overwrite: overwrite)
+        let title = title ?? "\(map.lastPathComponent) over \(audio.lastPathComponent)"
+        return BeatPlot(map: beatMap, series: series, title: title, layout: layout).svg
     }
 }

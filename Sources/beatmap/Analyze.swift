@@ -12,23 +12,29 @@ struct Analyze: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Make beat maps from audio: aubio onsets, a whole-song beat tracker and the simplest grid that fits.",
         discussion: """
-            AUDIO is a file or a folder (searched recursively for audio files). Each map is written to
-            BeatMaps/<name>.beatmap.json unless -o or --out-dir says otherwise; files found in a folder
-            keep their place below it (Library/Artist/Song/song.ogg → OUT/Artist/Song/song.beatmap.json).
-            Stems of multitrack songs (guitar.*, drums.*, vocals.*, …) are left out unless --include
-            names them. An existing map is only replaced with --force (--skip-existing resumes a batch).
-            --shard I/N or --shard auto (Kubernetes Indexed Jobs, Slurm job arrays) splits a batch
-            across machines by a hash of each file's path; --summary appends one JSON line per file.
-            Files are analysed in parallel (--jobs, default: all cores).
-            Exit status: 0 every map written (or skipped), 1 some file failed (the others are still
-            written), 2 could not run.
+            AUDIO is a file or a folder (searched recursively for audio files). Each map is written to \
+            BeatMaps/<name>.beatmap.json unless -o or --out-dir says otherwise; files found in a folder keep \
+            their place below it (Library/Artist/Song/song.ogg → OUT/Artist/Song/song.beatmap.json). Stems \
+            of multitrack songs (guitar.*, drums.*, vocals.*, …) are left out unless --include names them. \
+            An existing map is only replaced with --force (--skip-existing resumes a batch). Files are \
+            analysed in parallel (--jobs, default: all cores).
+
+            --shard I/N or --shard auto (Kubernetes Indexed Jobs, Slurm job arrays) splits a batch across \
+            machines by a hash of each file's path; --summary appends one JSON line per file.
+
+            -o - prints the one map on standard output (the summary line goes to standard error). An AUDIO \
+            of - is read from standard input into a temporary file first (libsndfile reads only some formats \
+            from a pipe); it needs -o, and its map records no audio path.
+
+            \(Exit.summary) 1 means some file failed (the others are still written; skipped files are not \
+            failures).
             """
     )
 
-    @Argument(help: "Audio files or folders.")
+    @Argument(help: "Audio files or folders (- for standard input).")
     var paths: [String]
 
-    @Option(name: .shortAndLong, help: "The map file to write (one audio file only).")
+    @Option(name: .shortAndLong, help: "The map file to write (one audio file only; - for standard output).")
     var output: String?
 
     @Option(name: .customLong("out-dir"), help: "The folder to write maps to (default: BeatMaps).")
@@ -40,13 +46,13 @@ struct Analyze: AsyncParsableCommand {
     )
     var grid: GridMode = .auto
 
-    @Option(help: "Use this tempo instead of estimating one (a constant grid).")
+    @Option(parsing: .unconditional, help: "Use this tempo instead of estimating one (a constant grid).")
     var bpm: Double?
 
-    @Option(name: .customLong("min-bpm"), help: "The slowest tempo to choose as the beat (default 60).")
+    @Option(name: .customLong("min-bpm"), parsing: .unconditional, help: "The slowest tempo to choose as the beat.")
     var minBPM: Double = 60
 
-    @Option(name: .customLong("max-bpm"), help: "The fastest tempo to choose as the beat (default 200).")
+    @Option(name: .customLong("max-bpm"), parsing: .unconditional, help: "The fastest tempo to choose as the beat.")
     var maxBPM: Double = 200
 
     @Option(
@@ -54,7 +60,7 @@ struct Analyze: AsyncParsableCommand {
         help: "Bars of N beats instead of an estimated meter (the bar phase is still estimated).")
     var beatsPerBar: Int?
 
-    @Option(help: "Files analysed at once (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Files analysed at once (default: the number of cores).")
     var jobs: Int?
 
     @Flag(help: "Print a JSON summary on standard output.")
@@ -120,6 +126,13 @@ struct Analyze: AsyncParsableCommand {
             throw ValidationError("--beats-per-bar must be from 1 to 64")
         }
         if bpm != nil && grid == .free { throw ValidationError("--bpm cannot be used with --grid free") }
+        try OutputName.require(output, option: "-o", suffixes: [".json"], writes: "a beat map (JSON)")
+        if StandardStreams.isDash(output) && json {
+            throw ValidationError("-o - and --json both write to standard output; choose one")
+        }
+        if paths.contains(StandardStreams.dash) && (paths.count > 1 || output == nil) {
+            throw ValidationError("audio from standard input (-) is one file: give it alone, with -o FILE or -o -")
+        }
     }
 
     /// The analysis settings the flags give.
@@ -160,6 +173,7 @@ struct Analyze: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if paths.contains(StandardStreams.dash) || StandardStreams.isDash(output) { return try analyzeOneStream() }
         let plan = try exitOnError(Exit.couldNotRun) { try makePlan() }
         let batch = try exitOnError(Exit.couldNotRun) { try self.batch(for: plan) }
         for note in plan.notes { Console.note(note.message + FlagHints.hint(note.remedy)) }
@@ -175,5 +189,27 @@ struct Analyze: AsyncParsableCommand {
         }
         Console.out(json ? report.json { FlagHints.describe($0) } : report.text)
         if report.failedCount > 0 { throw Exit.failure }
+    }
+
+    /// One file from or to a stream (`-`): the analyzer itself, the map printed or written, the summary on
+    /// standard error.
+    private func analyzeOneStream() throws {
+        let output = output ?? StandardStreams.dash
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        let mapURL =
+            StandardStreams.isDash(output) ? here.appendingPathComponent("stdout") : URL(fileURLWithPath: output)
+        try exitOnError(Exit.couldNotRun) {
+            let audio = paths.first ?? StandardStreams.dash
+            var result = try BeatMapAnalyzer(options: options).analyze(
+                StandardStreams.readableURL(audio), mapURL: mapURL)
+            if StandardStreams.isDash(audio) { result.map.audio.path = nil }
+            if StandardStreams.isDash(output) {
+                Console.out(try BeatMapCodec.encode(result.map))
+            } else {
+                try BeatMapCodec.write(result.map, to: mapURL, overwrite: force)
+            }
+            for warning in result.warnings { Console.warning("\(StandardStreams.displayName(audio)): \(warning)") }
+            Console.info("\(StandardStreams.displayName(audio)) → \(output): \(AnalysisReport.describe(result))")
+        }
     }
 }

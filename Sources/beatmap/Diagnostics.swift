@@ -10,9 +10,10 @@ enum Console {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    /// Writes `beatmap: error: message` to standard error.
+    /// Writes `beatmap: error: message` to standard error: the one error style of every command (usage
+    /// errors included, see ``CommandRunner``).
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("beatmap: error: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("beatmap: error: \(StandardStreams.naming(message))\n".utf8))
     }
 
     /// Writes `error` as the command line words it (``FlagHints/describe(_:)``) to standard error.
@@ -25,36 +26,13 @@ enum Console {
         FileHandle.standardError.write(Data("beatmap: note: \(message)\n".utf8))
     }
 
+    /// Writes `message` and a newline to standard error: a result line when standard output carries data.
+    static func info(_ message: String) {
+        FileHandle.standardError.write(Data((StandardStreams.naming(message) + "\n").utf8))
+    }
+
     /// Writes `beatmap: warning: message` to standard error.
     static func warning(_ message: String) {
-        FileHandle.standardError.write(Data("beatmap: warning: \(message)\n".utf8))
-    }
-}
-
-/// Exit statuses shared by the subcommands.
-enum Exit {
-    /// Findings or failures in the input.
-    static let failure = ExitCode(1)
-    /// The command could not run (missing path, unusable configuration).
-    static let couldNotRun = ExitCode(2)
-}
-
-/// Runs `body`; an error it throws is written to standard error and the command exits with `status`.
-func exitOnError<T>(_ status: ExitCode, _ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch {
-        Console.error(error)
-        throw status
-    }
-}
-
-/// The async form of ``exitOnError(_:_:)``.
-func exitOnError<T>(_ status: ExitCode, _ body: () async throws -> T) async throws -> T {
-    do {
-        return try await body()
-    } catch {
-        Console.error(error)
-        throw status
+        FileHandle.standardError.write(Data("beatmap: warning: \(StandardStreams.naming(message))\n".utf8))
     }
 }

@@ -26,7 +26,10 @@ struct Edit: ParsableCommand {
         help: "Bars of N beats: from the map's first downbeat over the whole map, or in the --segment only.")
     var beatsPerBar: Int?
 
-    @Option(help: "The tempo segment (numbered from 0, as `info` lists them) for --beats-per-bar and --shift-bar.")
+    @Option(
+        help:
+            "The tempo segment (numbered from 1, as `info` and `validate` count them) for --beats-per-bar and --shift-bar."
+    )
     var segment: Int?
 
     @Option(
@@ -45,8 +48,8 @@ struct Edit: ParsableCommand {
 
     @Option(
         parsing: .upToNextOption,
-        help: ArgumentHelp("Keep only the beats from FROM to TO seconds.", valueName: "FROM TO"))
-    var trim: [Double] = []
+        help: ArgumentHelp("Keep only the beats from FROM to TO (seconds or m:ss).", valueName: "FROM TO"))
+    var trim: [ClockTime] = []
 
     @Flag(name: .customLong("no-backup"), help: "Do not keep the previous file as MAP.bak.")
     var noBackup = false
@@ -55,7 +58,9 @@ struct Edit: ParsableCommand {
         if metric.flatMap(MetricLevel.init(spelling:)) == nil, let metric {
             throw ValidationError("--metric must be ×2, x2, ½, 1/2, ⅔, 2/3 or 3/2, not '\(metric)'")
         }
-        if !trim.isEmpty && trim.count != 2 { throw ValidationError("--trim takes two times: FROM TO (seconds)") }
+        if !trim.isEmpty && trim.count != 2 {
+            throw ValidationError("--trim takes two times: FROM TO (seconds or m:ss)")
+        }
         if segment != nil && beatsPerBar == nil && shiftBar == nil {
             throw ValidationError("--segment applies to --beats-per-bar or --shift-bar")
         }
@@ -66,13 +71,13 @@ struct Edit: ParsableCommand {
 
     /// The edits the flags ask for, in the order they are made.
     var edits: [BeatMapEdit] {
-        let choice = segment.map(SegmentChoice.index) ?? .all
+        let choice = segment.map { SegmentChoice.index($0 - 1) } ?? .all
         var edits: [BeatMapEdit] = []
         if let level = metric.flatMap(MetricLevel.init(spelling:)) { edits.append(.metricLevel(level)) }
         if let beatsPerBar { edits.append(.beatsPerBar(beatsPerBar, segment: choice)) }
         if let shiftBar { edits.append(.shiftBars(beats: shiftBar, segment: choice)) }
         if let nudge { edits.append(.nudge(seconds: nudge / 1000)) }
-        if trim.count == 2 { edits.append(.trim(from: trim[0], to: trim[1])) }
+        if trim.count == 2 { edits.append(.trim(from: trim[0].seconds, to: trim[1].seconds)) }
         return edits
     }
 

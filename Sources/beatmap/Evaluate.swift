@@ -18,7 +18,8 @@ struct Evaluate: ParsableCommand {
             line (# starts a comment; further fields on a line are ignored). Use - to read one of them from \
             standard input. As in mir_eval, beats before 5 s are ignored, and the scores are F-measure \
             (±70 ms), Cemgil (σ 40 ms), Goto, P-score, CMLc, CMLt, AMLc, AMLt and information gain (41 bins).
-            Exit status: 0 scored, 1 an input is not a usable beat list, 2 an input cannot be read.
+
+            \(Exit.summary) An input that cannot be read or is not a usable beat list is 2.
             """
     )
 
@@ -32,12 +33,12 @@ struct Evaluate: ParsableCommand {
     var format: EvaluationFormat = .text
 
     @Option(
-        name: .customLong("min-beat-time"),
-        help: ArgumentHelp("Ignore beats before this time, as mir_eval does.", valueName: "seconds"))
-    var minimumBeatTime: Double = 5
+        name: .customLong("min-beat-time"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Ignore beats before this time (seconds or m:ss), as mir_eval does.", valueName: timeValueName))
+    var minimumBeatTime = ClockTime(seconds: 5) ?? .zero
 
     func validate() throws {
-        guard minimumBeatTime.isFinite else { throw ValidationError("--min-beat-time must be a number of seconds") }
         if reference == "-" && estimate == "-" {
             throw ValidationError("only one of REFERENCE and ESTIMATE can be read from standard input")
         }
@@ -48,16 +49,16 @@ struct Evaluate: ParsableCommand {
             let referenceFile = try read(reference)
             let estimateFile = try read(estimate)
             var settings = BeatEvaluationSettings()
-            settings.minimumBeatTime = minimumBeatTime
+            settings.minimumBeatTime = minimumBeatTime.seconds
             let report = try BeatEvaluationReport(reference: referenceFile, estimate: estimateFile, settings: settings)
             for warning in report.warnings { Console.warning(warning) }
             Console.out(format == .json ? report.json : report.text)
         } catch let error as BeatTimesError {
             Console.error(error.localizedDescription)
-            throw error.isUnreadable ? Exit.couldNotRun : Exit.failure
+            throw Exit.couldNotRun
         } catch let error as BeatEvaluationError {
             Console.error(error.localizedDescription)
-            throw Exit.failure
+            throw Exit.couldNotRun
         }
     }
 

@@ -75,6 +75,6 @@ enum FlagHints {
 
     private static func describe(_ error: CanonicalFormError) -> String {
         guard case .needsOneMap(let count) = error else { return error.localizedDescription }
-        return "\(count) maps given; printing or --output takes one map (use --check or --in-place --force for several)"
+        return "\(count) maps given; printing or --output takes one map (use --check or --in-place for several)"
     }
 }

@@ -9,27 +9,39 @@ import Foundation
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw a map's beats over its audio as SVG: waveform, onset strength, beats, bars, tempo, m:ss axis.",
-        usage: "beatmap plot [<audio>] <map> -o <plot.svg> [<options>]",
+        usage: "beatmap plot [<audio>] <map> -o <plot.svg|-> [<options>]",
         discussion: """
             The audio is read in one streaming pass: a long track is never held in memory. Bar downbeats \
             are drawn red and numbered: bars follow the map's beats per bar from each tempo segment's \
-            start, or bars of four from the first beat when the map does not say. --from and --to zoom in \
-            (seconds or m:ss). The audio may be left out when the map names it (audio.path).
+            start, or bars of four from the first beat when the map does not say. --from and --to zoom in. \
+            The audio may be left out when the map names it (audio.path).
+
+            The picture is SVG only: an output name must end in .svg (PNG and other formats are refused \
+            before any work); -o - writes it to standard output. AUDIO or MAP may be - (standard input).
+
+            \(Exit.summary)
             """
     )
 
     @OptionGroup var files: AudioAndMap
 
-    @Option(name: .shortAndLong, help: "The SVG file to write.")
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("The SVG file to write (- for standard output).", valueName: "file.svg")
+    )
     var output: String
 
-    @Option(help: "Start of the plotted range (seconds or m:ss; default 0).")
-    var from: String?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Start of the plotted range, in seconds or m:ss.", valueName: timeValueName))
+    var from = ClockTime.zero
 
-    @Option(help: "End of the plotted range (seconds or m:ss; default: the end of the audio).")
-    var to: String?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "End of the plotted range, in seconds or m:ss (default: the end of the audio).", valueName: timeValueName))
+    var to: ClockTime?
 
-    @Option(help: "Picture width in pixels (400–20000).")
+    @Option(parsing: .unconditional, help: "Picture width in pixels (400–20000).")
     var width = 1600
 
     @Flag(help: "Replace an existing output.")
@@ -37,27 +49,29 @@ struct Plot: ParsableCommand {
 
     func validate() throws {
         guard (400...20_000).contains(width) else { throw ValidationError("--width must be from 400 to 20000 pixels") }
-        for (name, value) in [("--from", from), ("--to", to)] {
-            if let value, BeatMapSummary.parseClock(value) == nil {
-                throw ValidationError("\(name) '\(value)' is not a time: give seconds (90.5) or m:ss (1:30.5)")
-            }
-        }
-        if let start = from.flatMap(BeatMapSummary.parseClock), let end = to.flatMap(BeatMapSummary.parseClock),
-            end <= start
-        {
-            throw ValidationError("--to must be after --from")
-        }
+        try requireOrdered(from: from, to: to)
+        try OutputName.require(output, option: "-o", suffixes: [".svg"], writes: "SVG")
     }
 
     func run() throws {
         var layout = BeatPlot.Layout(width: width)
         layout.zoomControl = "--from/--to"
-        try exitOnError(Exit.failure) {
+        try exitOnError(Exit.couldNotRun) {
+            let audioURL = try files.audioURL()
+            let mapURL = try files.mapURL()
+            let title = files.audio.map {
+                "\(StandardStreams.displayName(files.map)) over \(StandardStreams.displayName($0))"
+            }
+            guard !StandardStreams.isDash(output) else {
+                Console.out(
+                    try BeatPlot.svg(
+                        audio: audioURL, map: mapURL, from: from.seconds, to: to.seconds, layout: layout, title: title))
+                return
+            }
             try BeatPlot.write(
-                audio: files.audioURL, map: files.mapURL, to: URL(fileURLWithPath: output),
-                shownAs: output, from: from.flatMap(BeatMapSummary.parseClock) ?? 0,
-                to: to.flatMap(BeatMapSummary.parseClock), layout: layout, overwrite: force)
+                audio: audioURL, map: mapURL, to: URL(fileURLWithPath: output), shownAs: output, from: from.seconds,
+                to: to?.seconds, layout: layout, title: title, overwrite: force)
+            Console.out("wrote \(output)\n")
         }
-        Console.out("wrote \(output)\n")
     }
 }

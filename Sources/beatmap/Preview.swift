@@ -12,30 +12,38 @@ struct Preview: ParsableCommand {
         usage: "beatmap preview [<audio>] <map> [<options>]",
         discussion: """
             Keys: \(TransportKeyDecoder.help).
-            With --no-ui (or when not run at a terminal) it plays the span from --from to --to once and exits.
-            The device plays at the music's rate when it takes it, otherwise at its own default rate, with \
-            the music resampled by libsoxr and the clicks still on exact device frames. The audio must be \
-            the one the map was made for (its SHA-256, or its duration); --force plays other audio anyway.
+
+            With --no-ui (or when not run at a terminal) it plays the span from --from to --to once and exits. \
+            The status line counts beats from 1. The device plays at the music's rate when it takes it, \
+            otherwise at its own default rate, with the music resampled by libsoxr and the clicks still on \
+            exact device frames. The audio must be the one the map was made for (its SHA-256, or its \
+            duration); --force plays other audio anyway.
+
+            \(Exit.summary)
             """
     )
 
     @OptionGroup var files: AudioAndMap
 
-    @Option(help: ArgumentHelp("Start at this time, in seconds.", valueName: "seconds"))
-    var from: Double?
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Start at this time, in seconds or m:ss.", valueName: timeValueName)
+    )
+    var from: ClockTime?
 
-    @Option(help: ArgumentHelp("Stop at this time, in seconds (with --no-ui).", valueName: "seconds"))
-    var to: Double?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Stop at this time, in seconds or m:ss (with --no-ui).", valueName: timeValueName))
+    var to: ClockTime?
 
     @Flag(name: .customLong("no-ui"), help: "Play once without the terminal interface (for scripts).")
     var noUI = false
 
-    @Option(help: ArgumentHelp("Output device: part of its name (default: the system default).", valueName: "name"))
+    @Option(help: ArgumentHelp("Output device: part of its name (default: the system's).", valueName: "name"))
     var device: String?
 
     @Option(
-        name: .customLong("buffer-frames"),
-        help: ArgumentHelp("Frames per audio callback (default 256).", valueName: "n"))
+        name: .customLong("buffer-frames"), parsing: .unconditional,
+        help: ArgumentHelp("Frames per audio callback.", valueName: "n"))
     var bufferFrames = 256
 
     @Flag(help: "Show PortAudio/ALSA/JACK device messages and playback statistics.")
@@ -50,8 +58,10 @@ struct Preview: ParsableCommand {
         guard (16...8192).contains(bufferFrames) else {
             throw ValidationError("--buffer-frames must be from 16 to 8192")
         }
-        if let from, !(from.isFinite && from >= 0) { throw ValidationError("--from must be a time ≥ 0 in seconds") }
-        if let to, !(to.isFinite && to > (from ?? 0)) { throw ValidationError("--to must be a time after --from") }
+        try requireOrdered(from: from, to: to)
+        if files.files.contains(where: StandardStreams.isDash) {
+            throw ValidationError("preview reads its keys from the terminal: give files, not - (standard input)")
+        }
     }
 
     func run() throws {
@@ -66,19 +76,17 @@ struct Preview: ParsableCommand {
             try play(interactive: interactive, started: started)
         } catch {
             Console.error(error)
-            switch error {
-            case .noDevice, .device, .span, .noAudio, .audioMismatch: throw Exit.couldNotRun
-            default: throw Exit.failure
-            }
+            throw Exit.couldNotRun
         }
     }
 
     @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
     private func play(interactive: Bool, started: Int) throws(PreviewError) {
-        let mapURL = files.mapURL
+        let mapURL = URL(fileURLWithPath: files.map)
         do {
             let material = try PreviewMaterial.load(
-                audio: files.audioURL, map: mapURL, click: mix.clickURL, acceptMismatch: force)
+                audio: files.audio.map { URL(fileURLWithPath: $0) }, map: mapURL, click: mix.clickURL,
+                acceptMismatch: force)
             let hint =
                 "To listen without an audio device, render a file: beatmap render \(files.files.joined(separator: " ")) -o preview.wav"
             let player = try PreviewPlayer(
@@ -88,11 +96,11 @@ struct Preview: ParsableCommand {
                     offlineHint: hint, restartAdvice: { FlagHints.hint(.restart(at: $0)).dropFirst(2).description }))
             defer { player.close() }
             if !interactive {
-                if let from, from >= player.duration {
+                if let from = from?.seconds, from >= player.duration {
                     throw PreviewError.span(.startPastEnd(start: from, duration: nil))
                 }
-                player.play(from: from ?? 0, to: to, completeAtEnd: true)
-                let span = (to ?? player.duration) - (from ?? 0)
+                player.play(from: from.seconds ?? 0, to: to.seconds, completeAtEnd: true)
+                let span = (to.seconds ?? player.duration) - (from.seconds ?? 0)
                 if let problem = player.waitUntilFinished(timeout: span + 30) {
                     throw PreviewError.device("\(problem). \(hint)")
                 }
@@ -103,7 +111,7 @@ struct Preview: ParsableCommand {
                 throw PreviewError.device("cannot put the terminal in raw mode; use --no-ui")
             }
             defer { terminal.restore() }
-            player.play(from: from ?? 0)
+            player.play(from: from.seconds ?? 0)
             var transport = TerminalTransport(player: player, saver: MapSaver(mapURL: mapURL, original: material.map)) {
                 Console.out($0)
             }

@@ -9,8 +9,10 @@ struct Studio: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Audition and fix a map in the browser: waveform, beats and bars, clicks, nudge, tap, save.",
         discussion: """
-            Serves one page on 127.0.0.1 and prints its address (with the launch token) as the first line.
-            Stop it with Ctrl-C. Exit status: 0 stopped, 1 unreadable map or audio, 2 could not listen.
+            Serves one page on 127.0.0.1 and prints its address (with the launch token) as the first \
+            line. Stop it with Ctrl-C (exit status 0).
+
+            \(Exit.summary) 2 includes an unreadable map or audio and a port that cannot be listened on.
             """
     )
 
@@ -20,14 +22,15 @@ struct Studio: AsyncParsableCommand {
     @Argument(help: "The audio file (default: the map's audio.path).")
     var audio: String?
 
-    @Option(help: ArgumentHelp("The port on 127.0.0.1 (default: any free one).", valueName: "n"))
-    var port = 0
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("The port on 127.0.0.1 (default: any free one).", valueName: "n"))
+    var port: Int?
 
     @Flag(name: .customLong("no-open"), help: "Do not open a browser; only print the address.")
     var noOpen = false
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard (0...65535).contains(port ?? 0) else { throw ValidationError("--port must be from 0 to 65535") }
     }
 
     func run() async throws {
@@ -35,16 +38,15 @@ struct Studio: AsyncParsableCommand {
         do {
             let report = try await StudioServer.serve(
                 map: URL(fileURLWithPath: map), audio: audio.map { URL(fileURLWithPath: $0) },
-                options: StudioOptions(port: port)
+                options: StudioOptions(port: port ?? 0)
             ) { url, _ in
                 Console.out(url + "\n")
                 if open && !BrowserOpener.open(url) { Console.warning("no browser could be started; open the address") }
             }
             Console.out(report.text)
         } catch {
-            Console.error(error.localizedDescription)
-            if case .listen = error { throw Exit.couldNotRun }
-            throw Exit.failure
+            Console.error(error)
+            throw Exit.couldNotRun
         }
     }
 }

@@ -51,29 +51,34 @@ struct RuleOptions: ParsableArguments {
     @Flag(name: .customLong("no-config"), help: "Ignore configuration files.")
     var noConfig = false
 
-    @Option(name: .customLong("tolerance-ms"), help: "How far a beat may sit from its grid point (default 5).")
+    @Option(
+        name: .customLong("tolerance-ms"), parsing: .unconditional,
+        help: "How far a beat may sit from its grid point (default 5).")
     var toleranceMs: Double?
 
     @Option(help: "Allowed beat subdivisions, e.g. 1,2,4 for a note map (default 1).")
     var subdivisions: String?
 
-    @Option(name: .customLong("hit-window-ms"), help: "The game's hit window in ± ms (default 150).")
+    @Option(
+        name: .customLong("hit-window-ms"), parsing: .unconditional,
+        help: "The game's hit window in ± ms (default 150).")
     var hitWindowMs: Double?
 
     @Flag(help: "Use the assist-mode hit window (±300 ms).")
     var assist = false
 
     @Option(
-        name: .customLong("max-gap-beats"), help: "Longest interval, in beats, before `gap` reports it (default 1.5).")
+        name: .customLong("max-gap-beats"), parsing: .unconditional,
+        help: "Longest interval, in beats, before `gap` reports it (default 1.5).")
     var maxGapBeats: Double?
 
     @Option(
-        name: .customLong("duration-tolerance-ms"),
+        name: .customLong("duration-tolerance-ms"), parsing: .unconditional,
         help: "Allowed difference between the audio's real duration and audio.duration (default 10).")
     var durationToleranceMs: Double?
 
     @Option(
-        name: .customLong("max-findings"),
+        name: .customLong("max-findings"), parsing: .unconditional,
         help: "Findings listed per rule and file; the rest are summed up in one (default 100, 0: all).")
     var maxFindings: Int?
 
@@ -153,13 +158,16 @@ struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check beat maps: structure, order, duration, tempo grid, hit windows and audio.",
         discussion: """
-            PATHs are map files or folders (searched recursively for *.beatmap.json).
-            Exit status: 0 no errors, 1 errors (or warnings with --strict), 2 could not run.
-            Run `beatmap rules` for the list of rules.
+            PATHs are map files or folders (searched recursively for *.beatmap.json); - reads one map from \
+            standard input (a relative audio path in it is taken from the current folder). Messages count \
+            beats from 1 (beat 21 is beats[20]); JSON output keeps the 0-based index. Run `beatmap rules` \
+            for the list of rules.
+
+            \(Exit.summary) 1 means errors (or warnings with --strict).
             """
     )
 
-    @Argument(help: "Map files or folders.")
+    @Argument(help: "Map files or folders (- for standard input).")
     var paths: [String]
 
     @Option(help: ArgumentHelp("Output format: \(ReportFormat.list)."))
@@ -178,7 +186,7 @@ struct Validate: AsyncParsableCommand {
     var alignment = false
 
     @Option(
-        name: .customLong("misalignment-ms"),
+        name: .customLong("misalignment-ms"), parsing: .unconditional,
         help: "Offset between beats and onsets that audio-misaligned reports (default 15).")
     var misalignmentMs: Double?
 
@@ -187,6 +195,9 @@ struct Validate: AsyncParsableCommand {
         if let misalignmentMs, !(misalignmentMs.isFinite && misalignmentMs >= 0) {
             throw ValidationError("--misalignment-ms must be a non-negative number")
         }
+        if paths.filter(StandardStreams.isDash).count > 1 {
+            throw ValidationError("standard input (-) can be named once")
+        }
     }
 
     func run() async throws {
@@ -194,7 +205,7 @@ struct Validate: AsyncParsableCommand {
             let configuration = try rules.configuration(misalignmentMs: misalignmentMs)
             let inspector: any AudioInspector = alignment ? OnsetAudioInspector() : SndfileAudioInspector()
             let report = try await Validator(configuration: configuration, audioInspector: inspector).validate(
-                paths: paths)
+                paths: paths, standardInput: StandardStreams.readInput)
             Console.out(try format.reporter(strict: strict).generate(report))
             if report.fails(strict: strict) { throw Exit.failure }
         } catch let error as BeatMapKit.ValidationError {

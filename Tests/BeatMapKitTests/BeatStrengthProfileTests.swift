@@ -260,7 +260,7 @@ struct BeatStrengthProfileTests {
         let quarters = Music(Self.quarters)
         let double = try #require(
             findings(quarters.map(step: 0.5), over: quarters).first { $0.ruleID == "audio-metric-level" })
-        #expect(double.message.hasSuffix("the ½ level (120.0 BPM, beats 0, 2, 4, …) fits better"))
+        #expect(double.message.hasSuffix("the ½ level (120.0 BPM, beats 1, 3, 5, …) fits better"))
     }
 
     @Test("one map gets at most one of the two rules, and each can be set like any rule")

@@ -192,7 +192,7 @@ struct CIWithoutAudioTests {
         #expect(gaps[0].count == 1)
         #expect(
             gaps[0].message.hasPrefix(
-                "30 gaps in a row of 2.00 beats each (30.0 s in all) between beat 9 at 5.0 s and beat 39"))
+                "30 gaps in a row of 2.00 beats each (30.0 s in all) between beat 10 at 5.0 s and beat 40"))
         #expect(report.findings.count == 1)
     }
 

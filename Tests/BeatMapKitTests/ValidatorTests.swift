@@ -80,7 +80,7 @@ struct ValidatorTests {
         let findings = validate(text, configuration: assist).findings
         #expect(findings.map(\.ruleID) == ["hit-window-overlap"])
         #expect(findings.first?.beatIndex == 1)
-        #expect(findings.first?.message.contains("4 beats from 0 to 3") == true)
+        #expect(findings.first?.message.contains("4 beats from 1 to 4") == true)
     }
 
     @Test("a config file sets severities and tolerances; unknown settings are refused")

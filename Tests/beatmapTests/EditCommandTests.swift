@@ -58,7 +58,7 @@ struct EditCommandTests {
         let before = try Data(contentsOf: url)
         let segment = try CLI.run(["edit", "map.beatmap.json", "--beats-per-bar", "3", "--segment", "4"], in: folder)
         #expect(segment.status == 1)
-        #expect(segment.stderr.contains("there is no tempo segment 4"))
+        #expect(segment.stderr.contains("there is no tempo segment 4: the map has 1"))
         let early = try CLI.run(["edit", "map.beatmap.json", "--nudge", "-1000"], in: folder)
         #expect(early.status == 1)
         #expect(early.stderr.contains("fails validation"))

@@ -157,17 +157,17 @@ struct EvaluateCommandTests {
     @Test(
         "bad input: a clear error naming the file and line, non-zero exit, nothing on stdout",
         arguments: [
-            ("5.0\n6.0\nfive\n", "bad.txt:3: \"five\" is not a time in seconds", Int32(1)),
-            ("5.0\n6.0\n5.5\n", "bad.txt:3:1: 5.5 s comes before the previous time 6.0 s", 1),
-            ("5.0\n  nan\n", "bad.txt:2: \"nan\" is not a time in seconds", 1),
-            ("5.0\n40000\n", "bad.txt:2:1: 40000.0 s is beyond ±30000 s", 1),
-            ("{\"version\": 1, \"beats\": [5.0,\n", "bad.txt:2:1: invalid JSON", 1),
-            ("{\"version\": 1, \"audio\": {\"duration\": 9}, \"beats\": [5.0, NaN]}", "bad.txt:1:", 1),
+            ("5.0\n6.0\nfive\n", "bad.txt:3: \"five\" is not a time in seconds", Int32(2)),
+            ("5.0\n6.0\n5.5\n", "bad.txt:3:1: 5.5 s comes before the previous time 6.0 s", 2),
+            ("5.0\n  nan\n", "bad.txt:2: \"nan\" is not a time in seconds", 2),
+            ("5.0\n40000\n", "bad.txt:2:1: 40000.0 s is beyond ±30000 s", 2),
+            ("{\"version\": 1, \"beats\": [5.0,\n", "bad.txt:2:1: invalid JSON", 2),
+            ("{\"version\": 1, \"audio\": {\"duration\": 9}, \"beats\": [5.0, NaN]}", "bad.txt:1:", 2),
             (
                 "{\"version\": 1, \"audio\": {\"duration\": 9},\n \"beats\": [6.0,\n 5.0]}",
-                "bad.txt:3:2: 5.0 s comes before", 1
+                "bad.txt:3:2: 5.0 s comes before", 2
             ),
-            ("{\"version\": 1, \"beats\": [5.0]}", "bad.txt:1:1: missing required member \"audio\"", 1),
+            ("{\"version\": 1, \"beats\": [5.0]}", "bad.txt:1:1: missing required member \"audio\"", 2),
         ])
     func badInput(contents: String, message: String, status: Int32) throws {
         let folder = try CLI.temporaryFolder()

@@ -87,14 +87,14 @@ struct FormatCommandTests {
             try String(contentsOf: folder.appendingPathComponent("messy.beatmap.json"), encoding: .utf8) == Self.messy)
     }
 
-    @Test("--in-place without --force is refused and the map is untouched")
-    func inPlaceNeedsForce() throws {
+    @Test("--in-place is the explicit request: it rewrites the map without --force")
+    func inPlaceIsEnough() throws {
         let folder = try Self.folder(with: ["a.beatmap.json": Self.messy])
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try CLI.run(["format", "--in-place", "a.beatmap.json"], in: folder)
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("--force"))
-        #expect(try String(contentsOf: folder.appendingPathComponent("a.beatmap.json"), encoding: .utf8) == Self.messy)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            try String(contentsOf: folder.appendingPathComponent("a.beatmap.json"), encoding: .utf8) == Self.expected)
     }
 
     @Test("--in-place --force rewrites only maps that change, keeping permissions and symbolic links")
@@ -127,7 +127,7 @@ struct FormatCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("out.beatmap.json")
         let refused = try CLI.run(["format", "a.beatmap.json", "-o", "out.beatmap.json"], in: folder)
-        #expect(refused.status == 1)
+        #expect(refused.status == 2)
         #expect(refused.stderr.contains("out.beatmap.json already exists"))
         #expect(try String(contentsOf: out, encoding: .utf8) == "keep me")
         let forced = try CLI.run(["format", "a.beatmap.json", "-o", "out.beatmap.json", "--force"], in: folder)

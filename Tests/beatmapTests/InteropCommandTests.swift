@@ -33,7 +33,7 @@ struct InteropCommandTests {
 
         try Data("keep me".utf8).write(to: target)
         let second = try CLI.run(["export", "song.beatmap.json", "-o", "song.sm"], in: folder)
-        #expect(second.status == 1)
+        #expect(second.status == 2)
         #expect(second.stderr.contains("song.sm"))
         #expect(second.stderr.contains("--force"))
         #expect(try String(contentsOf: target, encoding: .utf8) == "keep me")
@@ -60,7 +60,7 @@ struct InteropCommandTests {
         let folder = try folderWithMap()
         defer { try? FileManager.default.removeItem(at: folder) }
         let refused = try CLI.run(["export", "song.beatmap.json", "--format", "beatsaber"], in: folder)
-        #expect(refused.status == 1)
+        #expect(refused.status == 64)
         #expect(refused.stderr.contains("-o FOLDER"))
         let written = try CLI.run(
             ["export", "song.beatmap.json", "--format", "beatsaber", "-o", "BeatSaber"], in: folder)
@@ -91,13 +91,13 @@ struct InteropCommandTests {
         #expect(validate.status == 0, "\(validate.stdout)")
     }
 
-    @Test("a bad input file is named with its line, exit 1, nothing written")
+    @Test("a bad input file is named with its line, exit 2, nothing written")
     func badInput() throws {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data("0.5\n1.0\nnope\n".utf8).write(to: folder.appendingPathComponent("beats.txt"))
         let result = try CLI.run(["import", "beats.txt", "--format", "txt", "-o", "out.beatmap.json"], in: folder)
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.contains("beats.txt:3:"))
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.beatmap.json").path))
     }
@@ -107,7 +107,7 @@ struct InteropCommandTests {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try CLI.run(["export", "nothing.beatmap.json", "--format", "csv"], in: folder)
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.contains("nothing.beatmap.json"))
     }
 }

@@ -30,7 +30,7 @@ struct PlotCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data("keep".utf8).write(to: folder.appendingPathComponent("plot.svg"))
         let exists = try CLI.run(["plot", Self.audio, Self.map, "-o", "plot.svg"], in: folder)
-        #expect(exists.status == 1)
+        #expect(exists.status == 2)
         #expect(exists.stderr.contains("plot.svg"))
         #expect(exists.stderr.contains("--force"))
         #expect(try String(contentsOf: folder.appendingPathComponent("plot.svg"), encoding: .utf8) == "keep")
@@ -38,7 +38,7 @@ struct PlotCommandTests {
         #expect(badTime.status != 0)
         #expect(badTime.stderr.contains("--from"))
         let outside = try CLI.run(["plot", Self.audio, Self.map, "-o", "z.svg", "--from", "5:00"], in: folder)
-        #expect(outside.status == 1)
+        #expect(outside.status == 2)
         #expect(outside.stderr.contains("nothing to plot"))
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("z.svg").path))
     }
@@ -48,7 +48,7 @@ struct PlotCommandTests {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try CLI.run(["plot", "missing.ogg", Self.map, "-o", "p.svg"], in: folder)
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.contains("missing.ogg"))
     }
 }

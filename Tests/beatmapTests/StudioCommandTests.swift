@@ -48,17 +48,17 @@ struct StudioCommandTests {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let missing = try CLI.run(["studio", folder.appendingPathComponent("none.beatmap.json").path, "--no-open"])
-        #expect(missing.status == 1)
+        #expect(missing.status == 2)
         #expect(missing.stderr.contains("none.beatmap.json"))
         let bare = folder.appendingPathComponent("bare.beatmap.json")
         try Data(#"{"version": 1, "audio": {"duration": 2}, "beats": [0.5, 1]}"#.utf8).write(to: bare)
         let noAudio = try CLI.run(["studio", bare.path, "--no-open"])
-        #expect(noAudio.status == 1)
+        #expect(noAudio.status == 2)
         #expect(noAudio.stderr.contains("names no audio file"))
         let text = folder.appendingPathComponent("notes.txt")
         try Data("not audio".utf8).write(to: text)
         let notAudio = try CLI.run(["studio", bare.path, text.path, "--no-open"])
-        #expect(notAudio.status == 1)
+        #expect(notAudio.status == 2)
         #expect(notAudio.stderr.contains("notes.txt"))
     }
 }

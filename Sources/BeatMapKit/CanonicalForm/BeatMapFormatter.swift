@@ -51,6 +51,12 @@ public enum BeatMapFormatter {
         SchemaIssue(message: "\(field) is not a finite number (JSON has no NaN or infinity)", location: location)
     }
 
+    /// The canonical text of the map in `bytes` (read from elsewhere, such as standard input; shown as
+    /// `path`, taken to be at `url`).
+    public static func format(bytes: [UInt8], path: String, url: URL) throws(BeatMapError) -> FormattedMap {
+        FormattedMap(url: url, path: path, original: bytes, canonical: try canonicalText(of: bytes, path: path))
+    }
+
     /// Reads the map at `url` (shown as `path`) and computes its canonical text.
     public static func format(fileAt url: URL, path: String? = nil) throws(BeatMapError) -> FormattedMap {
         let shown = path ?? url.path

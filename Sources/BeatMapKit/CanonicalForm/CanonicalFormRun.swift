@@ -48,19 +48,26 @@ public struct CanonicalFormReport: Sendable, Equatable {
 }
 
 extension BeatMapFormatter {
-    /// Applies `mode` to the maps under `paths` (files, and folders searched for `*.beatmap.json`).
-    public static func run(_ mode: CanonicalFormMode, paths: [String]) throws(CanonicalFormError)
-        -> CanonicalFormReport
+    /// Applies `mode` to the maps under `paths` (files, and folders searched for `*.beatmap.json`). The
+    /// path ``MapFileFinder/standardInputPath`` (`-`) stands for the map `standardInput` returns, shown as
+    /// `<stdin>` (it cannot be rewritten in place).
+    public static func run(_ mode: CanonicalFormMode, paths: [String], standardInput: () -> [UInt8] = { [] })
+        throws(CanonicalFormError) -> CanonicalFormReport
     {
         let files: [MapFileFinder.File]
         do { files = try MapFileFinder.find(paths) } catch { throw .paths(error) }
         if mode != .check && mode != .rewriteInPlace && files.count != 1 { throw .needsOneMap(count: files.count) }
         var report = CanonicalFormReport(files: files.count, output: "", notCanonical: [], failures: [])
         for file in files {
-            do {
-                let formatted = try format(fileAt: file.url, path: file.path)
+            do throws(BeatMapError) {
+                let formatted =
+                    try file.isStandardInput
+                    ? format(bytes: standardInput(), path: file.path, url: file.url)
+                    : format(fileAt: file.url, path: file.path)
                 switch mode {
                 case .check: if !formatted.isCanonical { report.notCanonical.append(file.path) }
+                case .rewriteInPlace where file.isStandardInput:
+                    throw BeatMapError.writeFailed(path: file.path, reason: "standard input cannot be rewritten")
                 case .rewriteInPlace: if try rewriteInPlace(formatted) { report.output += "formatted \(file.path)\n" }
                 case .write(let url, let shownAs, let overwrite):
                     try write(formatted, to: url, shownAs: shownAs, overwrite: overwrite)

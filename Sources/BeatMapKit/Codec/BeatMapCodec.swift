@@ -142,8 +142,12 @@ public enum BeatMapCodec {
 
     /// Reads a map file, throwing when it is unreadable, too large, not JSON or not a valid map.
     public static func read(from url: URL) throws(BeatMapError) -> BeatMap {
-        let path = url.path
-        let bytes = try readBytes(of: url)
+        try map(from: readBytes(of: url), path: url.path)
+    }
+
+    /// The map in `bytes` (read from `path`, named in errors), throwing when it is not JSON or not a
+    /// valid map.
+    public static func map(from bytes: [UInt8], path: String) throws(BeatMapError) -> BeatMap {
         switch decode(bytes) {
         case .invalidJSON(let message, let location):
             throw .invalidJSON(path: path, message: message, location: location)

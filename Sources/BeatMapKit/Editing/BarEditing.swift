@@ -74,7 +74,7 @@ enum BarEditing {
     {
         let segment = grid.segments[index]
         guard let perBar = segment.beatsPerBar, perBar > 0 else {
-            throw .noMeter("in tempo segment \(index), so it has no bar lines to move")
+            throw .noMeter("in \(Describe.segment(index)), so it has no bar lines to move")
         }
         let step = beats % perBar
         guard step != 0 else { return map }
@@ -89,7 +89,7 @@ enum BarEditing {
                 return edited
             }
         }
-        throw .wouldBreak("tempo segment \(index) is too short to move its bar lines")
+        throw .wouldBreak("\(Describe.segment(index)) is too short to move its bar lines")
     }
 
     /// `segments` with bars of `perBar` beats whose downbeats are the beats numbered `downbeat` + k ·

@@ -86,7 +86,7 @@ public enum BeatMapEditError: Error, LocalizedError, Sendable, Equatable {
         case .noTempoMap(let what): return "the map has no tempo map, so \(what)"
         case .noMeter(let what): return "the map gives no beats per bar \(what)"
         case .noSuchSegment(let index, let count):
-            return "there is no tempo segment \(index): the map has \(count) (numbered from 0)"
+            return "there is no \(Describe.segment(index)): the map has \(count)"
         case .wouldBreak(let why): return why
         }
     }

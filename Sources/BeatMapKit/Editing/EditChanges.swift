@@ -21,7 +21,7 @@ enum EditChanges {
     static func segment(_ choice: SegmentChoice) -> String {
         switch choice {
         case .all: return ""
-        case .index(let index): return " in tempo segment \(index)"
+        case .index(let index): return " in \(Describe.segment(index))"
         case .at(let time): return " in the tempo segment at \(seconds(time))"
         }
     }
@@ -83,7 +83,7 @@ enum EditChanges {
         if distinct.count == 1, let only = distinct.first {
             return "\(only) beats per bar" + (meters.count > 1 ? " (\(meters.count) segments give it)" : "")
         }
-        return meters.map { "segment \($0.0): \($0.1)" }.joined(separator: ", ")
+        return meters.map { "\(Describe.segment($0.0)): \($0.1)" }.joined(separator: ", ")
     }
 
     static func firstDownbeat(_ map: BeatMap) -> Double? {

@@ -89,10 +89,12 @@ public enum Interchange {
 
     /// Imports the file (or Beat Saber folder) at `input` as `format`. With `output`, the map is written
     /// there and its audio path is made relative to the output's folder; without, relative to
-    /// `workingFolder`. Returns the map (as written) and its notes.
+    /// `workingFolder`. A relative audio path in the input is taken from the input's folder, or from
+    /// `sourceFolder` when given (a file read from standard input has no folder of its own). Returns the map
+    /// (as written) and its notes.
     public static func importMap(
         from input: URL, format: InterchangeFormat, options: ImportOptions, to output: URL?, workingFolder: URL,
-        overwrite: Bool
+        sourceFolder: URL? = nil, overwrite: Bool
     ) throws(InterchangeError) -> ImportResult {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input.path, isDirectory: &isFolder) else {
@@ -106,8 +108,8 @@ public enum Interchange {
         }
         var imported = try format.converter.importMap(from: input, options: options)
         if let path = imported.map.audio.path, !path.isEmpty, !path.hasPrefix("/") {
-            let sourceFolder = isFolder.boolValue ? input : input.deletingLastPathComponent()
-            let audio = sourceFolder.appendingPathComponent(path).standardizedFileURL
+            let base = sourceFolder ?? (isFolder.boolValue ? input : input.deletingLastPathComponent())
+            let audio = base.appendingPathComponent(path).standardizedFileURL
             let folder = output?.deletingLastPathComponent() ?? workingFolder
             imported.map.audio.path = relativePath(from: folder, to: audio)
         }

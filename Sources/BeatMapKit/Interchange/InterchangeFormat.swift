@@ -57,14 +57,35 @@ public struct InterchangeFormat: Sendable, Hashable, CaseIterable, CustomStringC
     /// such a format keeps beat times exactly only as grid points of its tempo map.
     public var storesTempoMap: Bool { converter.storesTempoMap }
 
-    /// The format a file name unambiguously implies (`.sm`, `.ssc`, `.osu`, `.jams`, `.swift`, `.mid`,
-    /// `.midi`, `.chart`, `.cs`, `.gd`, `Info.dat`),
-    /// or `nil` when the extension is shared (`.csv`, `.txt`) or unknown.
+    /// The format a path names, or `nil`: an existing folder holding a file that names a folder format
+    /// (a Beat Saber folder with its `Info.dat`), a file name that names one format (`Info.dat`), an
+    /// extension only one format uses (`.sm`, `.osu`, `.jams`, `.swift`, `.mid`, `.midi`, `.chart`,
+    /// `.cs`, `.gd`), or an extension that is a format's own name (`.csv`, `.txt`: the plain formats of
+    /// that name). Unknown extensions are `nil`.
     public static func inferred(fromPath path: String) -> InterchangeFormat? {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            let names = Set(
+                ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).map { $0.lowercased() })
+            return allCases.first { $0.writesFolder && !names.isDisjoint(with: $0.converter.impliedFileNames) }
+        }
         let name = (path as NSString).lastPathComponent.lowercased()
         if let named = allCases.first(where: { $0.converter.impliedFileNames.contains(name) }) { return named }
         let pathExtension = (name as NSString).pathExtension
+        guard !pathExtension.isEmpty else { return nil }
         return allCases.first { $0.converter.impliedExtensions.contains(pathExtension) }
+            ?? allCases.first { $0.rawValue == pathExtension }
+    }
+
+    /// Whether a file named `path` may hold this format: its extension is unknown to every format, or is
+    /// this format's own (`.txt` for `audacity`, `.midi` for `midi`). `labels.sm` cannot hold `txt`.
+    public func fits(path: String) -> Bool {
+        let pathExtension = ((path as NSString).pathExtension).lowercased()
+        guard !pathExtension.isEmpty, !writesFolder else { return true }
+        let known = Self.allCases.contains {
+            $0.fileExtension == pathExtension || $0.converter.impliedExtensions.contains(pathExtension)
+        }
+        return !known || fileExtension == pathExtension || converter.impliedExtensions.contains(pathExtension)
     }
 
     public static func == (lhs: InterchangeFormat, rhs: InterchangeFormat) -> Bool { lhs.rawValue == rhs.rawValue }

@@ -124,17 +124,8 @@ public struct BeatMapSummary: Sendable, Equatable {
 
     // MARK: Text
 
-    /// `1:05.250` (minutes, seconds, milliseconds); `0:32` for whole seconds.
-    public static func clock(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return "?" }
-        let negative = seconds < 0
-        let millis = Int((abs(seconds) * 1000).rounded())
-        let minutes = millis / 60_000
-        let rest = millis % 60_000
-        var text = (negative ? "-" : "") + "\(minutes):" + String(format: "%02d", rest / 1000)
-        if rest % 1000 != 0 { text += String(format: ".%03d", rest % 1000) }
-        return text
-    }
+    /// `1:05.250` (minutes, seconds, milliseconds); `0:32` for whole seconds (``ClockTime/formatted(_:)``).
+    public static func clock(_ seconds: Double) -> String { ClockTime.formatted(seconds) }
 
     /// The summary of the map file at `url` (shown as `path`), with `validator`'s verdict on it.
     public static func load(fileAt url: URL, path: String, validator: Validator) throws(BeatMapError)
@@ -144,19 +135,18 @@ public struct BeatMapSummary: Sendable, Equatable {
         return BeatMapSummary(map: map, path: path, report: validator.validateFile(at: url, path: path))
     }
 
-    /// Seconds from `90`, `90.5`, `1:30` or `1:30.5` (minutes:seconds), or `nil`.
-    public static func parseClock(_ text: String) -> Double? {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
-        switch parts.count {
-        case 1: return FormatSupport.number(parts[0]).flatMap { $0 >= 0 ? $0 : nil }
-        case 2:
-            guard let minutes = Int(parts[0]), minutes >= 0, let seconds = FormatSupport.number(parts[1]), seconds >= 0,
-                seconds < 60, !parts[1].hasPrefix("-"), !parts[1].hasPrefix("+")
-            else { return nil }
-            return Double(minutes) * 60 + seconds
-        default: return nil
-        }
+    /// The summary of the map in `bytes` (shown as `path`; `mapURL` is where it is taken to be, for its
+    /// relative audio path), with `validator`'s verdict on it: for a map read from standard input.
+    public static func load(bytes: [UInt8], path: String, mapURL: URL, validator: Validator) throws(BeatMapError)
+        -> BeatMapSummary
+    {
+        let map = try BeatMapCodec.map(from: bytes, path: path)
+        return BeatMapSummary(
+            map: map, path: path, report: validator.validate(bytes: bytes, path: path, mapURL: mapURL))
     }
+
+    /// Seconds from `90`, `90.5`, `1:30` or `1:30.5` (minutes:seconds), or `nil` (``ClockTime/init(parsing:)``).
+    public static func parseClock(_ text: String) -> Double? { ClockTime(parsing: text)?.seconds }
 
     private static func bpm(_ value: Double) -> String { FormatSupport.decimal(value, digits: 3) + " BPM" }
     private static func ms(_ value: Double) -> String { String(format: "%.1f ms", value * 1000) }

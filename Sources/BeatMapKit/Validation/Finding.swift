@@ -22,7 +22,8 @@ public struct Finding: Sendable, Equatable {
     public var message: String
     /// Where in the file (line 1, column 1 for findings about the whole file).
     public var location: SourceLocation
-    /// The index of the beat concerned, if the finding concerns a beat.
+    /// The 0-based index of the beat concerned (`beats[i]`), if the finding concerns a beat. Messages
+    /// count beats from 1 for people: index 20 is "beat 21".
     public var beatIndex: Int?
     /// The time of the beat concerned, if any (may be non-finite for `non-finite`).
     public var time: Double?

@@ -319,6 +319,11 @@ public enum TempoLimits {
 
 /// Text helpers shared by rule messages.
 enum Describe {
+    /// `beat 21` for `beats[20]`: people count beats from 1 (as `beatmap preview` does); the 0-based index
+    /// is kept in ``Finding/beatIndex`` and the JSON reports.
+    static func beat(_ index: Int) -> String { "beat \(index + 1)" }
+    /// `tempo segment 2` for `tempo[1]`, counted from 1 like beats.
+    static func segment(_ index: Int) -> String { "tempo segment \(index + 1)" }
     /// `1.234567 s`.
     static func seconds(_ value: Double) -> String { NumberFormatting.decimal(value) + " s" }
     /// `+12.3 ms`.

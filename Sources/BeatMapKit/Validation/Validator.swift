@@ -164,12 +164,19 @@ public struct Validator: Sendable {
     }
 
     /// Validates files and folders (folders: every `*.beatmap.json` below them, sorted), several files
-    /// at a time. Reports come back in input order.
-    public func validate(paths: [String]) async throws(ValidationError) -> ValidationReport {
+    /// at a time. Reports come back in input order. The path ``MapFileFinder/standardInputPath`` (`-`)
+    /// stands for the map `standardInput` returns (read once), shown as `<stdin>`; its relative audio
+    /// path is taken from the current folder.
+    public func validate(paths: [String], standardInput: () -> [UInt8] = { [] }) async throws(ValidationError)
+        -> ValidationReport
+    {
         let files = try MapFileFinder.find(paths)
+        let piped = files.contains(where: \.isStandardInput) ? standardInput() : []
         let width = Concurrently.availableCores
         let reports = await Concurrently.map(count: files.count, width: width) { index in
-            self.validateFile(at: files[index].url, path: files[index].path)
+            let file = files[index]
+            guard file.isStandardInput else { return self.validateFile(at: file.url, path: file.path) }
+            return self.validate(bytes: piped, path: file.path, mapURL: file.url)
         }
         return ValidationReport(files: reports)
     }
@@ -183,12 +190,27 @@ public enum MapFileFinder {
         public var url: URL
         /// How to show it: as given, or the folder as given joined with the path below it.
         public var path: String
+        /// Whether it is standard input (``MapFileFinder/standardInputPath``) rather than a file at `url`.
+        public var isStandardInput = false
     }
+
+    /// The path that stands for standard input: `-`.
+    public static let standardInputPath = "-"
+
+    /// How standard input is shown in reports: `<stdin>`.
+    public static let standardInputName = "<stdin>"
 
     /// Files as given, and every `*.beatmap.json` under folders (hidden entries skipped, sorted).
     public static func find(_ paths: [String]) throws(ValidationError) -> [File] {
         var files: [File] = []
         for path in paths {
+            if path == standardInputPath {
+                // Taken as a file in the current folder, so a relative audio path resolves from there.
+                let url = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+                    .appendingPathComponent(standardInputName)
+                files.append(File(url: url, path: standardInputName, isStandardInput: true))
+                continue
+            }
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw .noSuchPath(path)

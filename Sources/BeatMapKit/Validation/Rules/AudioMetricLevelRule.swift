@@ -73,7 +73,7 @@ public struct AudioMetricLevelRule: ValidationRule {
         static func betterLevel(_ level: MetricLevel, ratio: Double, profile: BeatStrengthProfile) -> String {
             func tempo(_ bpm: Double) -> String { String(format: "%.1f BPM", bpm) }
             func times(_ value: Double) -> String { String(format: "%.2f×", value) }
-            func list(_ beats: [Int]) -> String { beats.map(String.init).joined(separator: ", ") + ", …" }
+            func list(_ beats: [Int]) -> String { beats.map { String($0 + 1) }.joined(separator: ", ") + ", …" }
             let mapTempo = tempo(profile.bpm)
             let better = "the \(level.label) level (\(tempo(profile.bpm * level.factor))"
             let message: String

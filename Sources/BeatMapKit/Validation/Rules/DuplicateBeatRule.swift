@@ -34,7 +34,7 @@ public struct DuplicateBeatRule: ValidationRule {
     enum Message {
         /// Beat `index` at `time`, the same as beat `previous`.
         static func duplicate(index: Int, at time: Double, previous: Int) -> String {
-            "beat \(index) at \(Describe.seconds(time)) duplicates beat \(previous)"
+            "\(Describe.beat(index)) at \(Describe.seconds(time)) duplicates \(Describe.beat(previous))"
         }
     }
 }

@@ -87,7 +87,7 @@ public struct GapRule: ValidationRule {
         static func gap(_ run: Run, beats: [Double]) -> String {
             let seconds = beats[run.last] - beats[run.first]
             let between =
-                "between beat \(run.first) at \(Describe.seconds(beats[run.first])) and beat \(run.last)"
+                "between \(Describe.beat(run.first)) at \(Describe.seconds(beats[run.first])) and \(Describe.beat(run.last))"
             guard run.count > 1 else {
                 return
                     "gap of \(String(format: "%.2f", run.longest)) beats (\(Describe.seconds(seconds))) \(between); a beat may be missing"

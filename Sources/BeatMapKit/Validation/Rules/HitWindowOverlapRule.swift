@@ -67,7 +67,8 @@ public struct HitWindowOverlapRule: ValidationRule {
     enum Message {
         /// A run of `beats` close beats from beat `start` to beat `end`, `closest` apart at the closest.
         static func overlap(beats: Int, from start: Int, to end: Int, window: Double, closest: Double) -> String {
-            let span = beats == 2 ? "beats \(start) and \(end)" : "\(beats) beats from \(start) to \(end)"
+            let span =
+                beats == 2 ? "beats \(start + 1) and \(end + 1)" : "\(beats) beats from \(start + 1) to \(end + 1)"
             return
                 "\(span) are closer than 2× the ±\(Describe.milliseconds(window)) hit window (closest \(Describe.milliseconds(closest)) apart); a tap there is ambiguous"
         }

@@ -47,22 +47,22 @@ public struct InvalidTempoRule: ValidationRule {
     enum Message {
         /// A segment that does not come after the one before it.
         static func outOfOrder(index: Int, time: Double, previousTime: Double) -> String {
-            "tempo segment \(index) at \(Describe.seconds(time)) does not come after segment \(index - 1) at \(Describe.seconds(previousTime)); segments must be in time order"
+            "\(Describe.segment(index)) at \(Describe.seconds(time)) does not come after segment \(index) at \(Describe.seconds(previousTime)); segments must be in time order"
         }
 
         /// A segment anchored outside `0…duration`.
         static func outsideTrack(index: Int, time: Double, duration: Double) -> String {
-            "tempo segment \(index) starts at \(Describe.seconds(time)), outside the track (0…\(Describe.seconds(duration)))"
+            "\(Describe.segment(index)) starts at \(Describe.seconds(time)), outside the track (0…\(Describe.seconds(duration)))"
         }
 
         /// A tempo outside ``TempoLimits``.
         static func bpmOutOfRange(index: Int, bpm: Double) -> String {
-            "tempo segment \(index) has \(Describe.bpm(bpm)), outside \(Int(TempoLimits.minimumBPM))…\(Int(TempoLimits.maximumBPM)) BPM"
+            "\(Describe.segment(index)) has \(Describe.bpm(bpm)), outside \(Int(TempoLimits.minimumBPM))…\(Int(TempoLimits.maximumBPM)) BPM"
         }
 
         /// A bar of fewer than one beat.
         static func beatsPerBar(index: Int, _ perBar: Int) -> String {
-            "tempo segment \(index) has beatsPerBar \(perBar); it must be at least 1"
+            "\(Describe.segment(index)) has beatsPerBar \(perBar); it must be at least 1"
         }
     }
 }

@@ -38,12 +38,12 @@ public struct NonFiniteRule: ValidationRule {
     enum Message {
         /// Tempo segment `index` whose `field` (`time` or `bpm`) is not finite.
         static func tempo(index: Int, field: String) -> String {
-            "tempo segment \(index) has a non-finite \(field)"
+            "\(Describe.segment(index)) has a non-finite \(field)"
         }
 
         /// Beat `index`, `value` being NaN or infinite.
         static func beat(index: Int, _ value: Double) -> String {
-            "beat \(index) is \(value.isNaN ? "NaN" : "infinite"); a beat time must be a finite number of seconds"
+            "\(Describe.beat(index)) is \(value.isNaN ? "NaN" : "infinite"); a beat time must be a finite number of seconds"
         }
     }
 }

@@ -32,7 +32,7 @@ public struct NonMonotonicRule: ValidationRule {
     enum Message {
         /// Beat `index` at `time` before beat `previous` at `previousTime`.
         static func earlier(index: Int, at time: Double, previous: Int, previousTime: Double) -> String {
-            "beat \(index) at \(Describe.seconds(time)) comes before beat \(previous) at \(Describe.seconds(previousTime)); beats must be strictly increasing"
+            "\(Describe.beat(index)) at \(Describe.seconds(time)) comes before \(Describe.beat(previous)) at \(Describe.seconds(previousTime)); beats must be strictly increasing"
         }
     }
 }

@@ -54,7 +54,7 @@ public struct OffGridRule: ValidationRule {
         static func offGrid(index: Int, beat: Double, point: GridPoint, bpm: Double, inferred: Bool) -> String {
             let step = point.subdivision == 1 ? "" : " (1/\(point.subdivision) beat)"
             return
-                "beat \(index) at \(Describe.seconds(beat)) is \(Describe.milliseconds(point.error, signed: true)) off the \(Describe.bpm(bpm))\(inferred ? " (inferred)" : "") grid; nearest grid point\(step) is \(Describe.seconds(point.time))"
+                "\(Describe.beat(index)) at \(Describe.seconds(beat)) is \(Describe.milliseconds(point.error, signed: true)) off the \(Describe.bpm(bpm))\(inferred ? " (inferred)" : "") grid; nearest grid point\(step) is \(Describe.seconds(point.time))"
         }
     }
 }

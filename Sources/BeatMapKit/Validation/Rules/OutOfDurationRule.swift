@@ -32,7 +32,7 @@ public struct OutOfDurationRule: ValidationRule {
             let why =
                 time < 0
                 ? "before the start of the audio" : "after the end of the audio (\(Describe.seconds(duration)))"
-            return "beat \(index) at \(Describe.seconds(time)) is \(why)"
+            return "\(Describe.beat(index)) at \(Describe.seconds(time)) is \(why)"
         }
     }
 }
