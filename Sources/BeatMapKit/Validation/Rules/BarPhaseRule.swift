@@ -55,6 +55,14 @@ public struct BarPhaseRule: ValidationRule {
 
     public init() {}
 
+    /// Without the audio's bar evidence (computed with its onsets) there is nothing to compare the bars
+    /// with.
+    public func skipReason(in context: ValidationContext) -> SkipReason? {
+        if let reason = context.audioSkipReason { return reason }
+        guard case .facts(let facts) = context.audio, facts.barEvidence != nil else { return .onsetsNotDetected }
+        return nil
+    }
+
     public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         guard case .facts(let facts) = context.audio, let evidence = facts.barEvidence else { return }
         let map = context.map
