@@ -8,6 +8,10 @@ against files those libraries write.
 - osu! (.osu): PyPI `slider`; the uninherited timing points' grid and the hit objects must match
   the map's beats within 1 ms.
 - JAMS (.jams): PyPI `jams`; the file must pass jams' schema validation and hold the beats.
+- Bars: for maps that give them (the demo maps and synthesised songs with pickups, 3/4 and tempo
+  changes), StepMania's measure 0 starts a bar (every downbeat on a measure line in 4/4), and osu!'s
+  uninherited timing points sit on downbeats (or are partial measures up to one) so that every bar
+  line osu! draws is a downbeat.
 - MIDI (.mid): PyPI `mido`; the beat times recomputed by mido's `tick2second` from the exported tempo
   track must be within 0.5 ms of the map's beats.
 - Clone Hero .chart: PyPI `chartparse`; its tempo events and the beat times its `timestamp_at_tick`
@@ -64,6 +68,125 @@ def run(binary, *args):
     return done.stdout
 
 
+def bar_positions(body):
+    """0-based bar positions of the map's beats (None where it gives none), as BarPositions defines them."""
+    segments = sorted(body.get("tempo") or [], key=lambda s: s["time"])
+    positions, last = [], None
+    for beat in body["beats"]:
+        covering = [s for s in segments if s["time"] <= beat]
+        segment = covering[-1] if covering else (segments[0] if segments else None)
+        position = None
+        if segment and segment.get("beatsPerBar"):
+            per_bar = segment["beatsPerBar"]
+            position = round((beat - segment["time"]) * segment["bpm"] / 60) % per_bar
+            last = (position, per_bar)
+        elif segment and last:
+            position = (last[0] + 1) % last[1]
+            last = (position, last[1])
+        positions.append(position)
+    return positions
+
+
+def meter(body):
+    """The map's beats per bar when its segments agree on one, else None."""
+    meters = {s["beatsPerBar"] for s in body.get("tempo") or [] if s.get("beatsPerBar")}
+    return meters.pop() if len(meters) == 1 else None
+
+
+def bar_maps(folder):
+    """Corpus-like songs with bars: pickups of one to three beats, 3/4, and tempo changes at and inside bars."""
+    def song(name, per_bar, pickup, bpms, bars_per_section=6):
+        beats, tempo, t = [], [], 0.37
+        count = 0
+        for section, bpm in enumerate(bpms):
+            length = 60 / bpm
+            start = t
+            n = (pickup if section == 0 else 0) + per_bar * bars_per_section + (1 if section == 1 else 0)
+            for k in range(n):
+                beats.append(round(t, 6))
+                t += length
+            segment = {"time": round(start + (pickup * length if section == 0 else 0), 6), "bpm": bpm}
+            # A section that starts on a downbeat says so; one that starts inside a bar counts on.
+            if section == 0 or (count - pickup) % per_bar == 0:
+                segment["beatsPerBar"] = per_bar
+            tempo.append(segment)
+            count += n
+        body = {"version": 1, "audio": {"duration": round(t + 1, 6)}, "tempo": tempo, "beats": beats}
+        path = os.path.join(folder, f"{name}.beatmap.json")
+        with open(path, "w") as handle:
+            json.dump(body, handle)
+        return path
+    return [
+        song("bars-pickup1", 4, 1, [124.0]),
+        song("bars-pickup3", 4, 3, [97.5, 131.0]),
+        song("bars-waltz-pickup2", 3, 2, [150.0]),
+        song("bars-waltz-change", 3, 0, [90.0, 112.0, 101.0]),
+    ]
+
+
+def check_stepmania_bars(map_path, body, sim, ext):
+    """Measure 0 starts on a downbeat: the first downbeat is a whole number of bars after beat 0, and in
+    4/4 every downbeat is on a measure line."""
+    per_bar = meter(body)
+    positions = bar_positions(body)
+    downbeats = [b for b, p in zip(body["beats"], positions) if p == 0]
+    if not per_bar or not downbeats:
+        return
+    name = os.path.basename(map_path)
+    engine = TimingEngine(TimingData(sim, sim.charts[0]))
+    beats = [float(engine.beat_at(t)) for t in downbeats]
+    first = beats[0]
+    check(f"simfile {ext}: measure 0 of {name} starts a bar (first downbeat at beat {first:.3f})",
+          abs(first - round(first)) < 0.01 and round(first) % per_bar == 0)
+    if per_bar == 4:
+        off = [b for b in beats if abs(b / 4 - round(b / 4)) > 0.01]
+        check(f"simfile {ext}: every downbeat of {name} on a measure line", not off, f"off: {off[:3]}")
+
+
+def check_osu_bars(map_path, body, text, parsed):
+    """Every uninherited timing point is on a downbeat with the map's meter, or is a partial measure
+    (omit first bar line) up to one; every bar line osu! draws is on a downbeat."""
+    positions = bar_positions(body)
+    downbeats = [b for b, p in zip(body["beats"], positions) if p == 0]
+    if not downbeats:
+        return
+    name = os.path.basename(map_path)
+    section = ""
+    points = []
+    for line in text.splitlines():
+        if line.startswith("["):
+            section = line
+        elif section == "[TimingPoints]" and line.strip():
+            fields = line.split(",")
+            if fields[6] == "1":
+                points.append((float(fields[0]) / 1000, float(fields[1]) / 1000, int(fields[2]), int(fields[7]) & 8))
+    red = [p for p in parsed.timing_points if p.parent is None]
+    check(f"slider osu: {name} reads the same timing points", len(red) == len(points))
+    beat_length = 60 / body["tempo"][0]["bpm"]
+    first_bar = downbeats[0]
+    while first_bar - beat_length * meter_of(body, 0) >= points[0][0] - 0.002:
+        first_bar -= beat_length * meter_of(body, 0)
+    on_downbeat = lambda t: any(abs(t - d) <= 0.0015 for d in downbeats) or abs(t - first_bar) <= 0.0015
+    bad_points, bad_lines = [], []
+    end = body["beats"][-1]
+    for index, (start, length, per_bar, partial) in enumerate(points):
+        if not partial and not on_downbeat(start):
+            bad_points.append(start)
+        stop = points[index + 1][0] if index + 1 < len(points) else end
+        k = 1 if partial else 0
+        while start + k * per_bar * length < stop - 0.002:
+            line_time = start + k * per_bar * length
+            if body["beats"][0] - 0.002 <= line_time <= end + 0.002 and not on_downbeat(line_time):
+                bad_lines.append(round(line_time, 4))
+            k += 1
+    check(f"slider osu: timing points of {name} on downbeats", not bad_points, f"off: {bad_points[:3]}")
+    check(f"slider osu: bar lines of {name} on downbeats", not bad_lines, f"off: {bad_lines[:3]}")
+
+
+def meter_of(body, index):
+    return (body.get("tempo") or [{}])[index].get("beatsPerBar") or 4
+
+
 def synthetic_maps(folder):
     """A jittered map without a tempo map and a map with a break, written as beat maps."""
     rng = random.Random(7)
@@ -98,6 +221,9 @@ def check_stepmania(binary, map_path, beats, has_gaps, folder, ext):
         grid = [float(engine.time_at(Beat(first + k, 1))) for k in range(len(beats))]
         check(f"simfile {ext}: tempo grid of {name} on its beats", worst(grid, beats) <= TOLERANCE, f"worst {worst(grid, beats)} s")
     check(f"simfile {ext}: {name} has no #STOPS", not (timing.stops or timing.delays or timing.warps))
+    if not has_gaps:
+        with open(map_path) as handle:
+            check_stepmania_bars(map_path, json.load(handle), sim, ext)
 
     # Import what simfile writes back.
     rewritten = os.path.join(folder, f"{name}.rewritten.{ext}")
@@ -125,6 +251,9 @@ def check_osu(binary, map_path, beats, has_gaps, folder):
         k = round((beat - start) / length)
         worst_grid = max(worst_grid, abs(start + k * length - beat))
     check(f"slider osu: timing points of {name} put a beat within 1 ms of each beat", worst_grid <= TOLERANCE, f"worst {worst_grid} s")
+    if not has_gaps:
+        with open(map_path) as handle, open(out) as text:
+            check_osu_bars(map_path, json.load(handle), text.read(), parsed)
 
     rewritten = os.path.join(folder, f"{name}.rewritten.osu")
     parsed.write_path(rewritten)
@@ -321,7 +450,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="beatmap-interop-") as folder:
         check_stepmania_timing(binary, folder)
         check_midi_written_by_mido(binary, folder)
-        maps = sys.argv[2:] + synthetic_maps(folder)
+        maps = sys.argv[2:] + synthetic_maps(folder) + bar_maps(folder)
         for map_path in maps:
             with open(map_path) as handle:
                 body = json.load(handle)

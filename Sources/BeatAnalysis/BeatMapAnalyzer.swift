@@ -15,6 +15,9 @@ public struct BeatMapAnalysisOptions: Sendable, Equatable {
     /// sooner on a machine with idle cores; a batch that already runs a file per core turns it off,
     /// because there the helpers only add thread switches.
     public var helperThreads = true
+    /// The beats per bar to write instead of estimating the meter (the bar phase is still estimated,
+    /// and written however unsure), or `nil` to estimate both.
+    public var beatsPerBar: Int?
 
     /// Default options.
     public init() {}
@@ -107,7 +110,7 @@ public struct BeatMapAnalyzer: Sendable {
             duration: analysis.duration,
             sampleRate: analysis.sampleRate, sha256: sha)
         // The meter and bar phase, over the fitted beats.
-        let bars = BarLayout.estimate(fit, analysis: analysis)
+        let bars = Self.bars(fit, analysis: analysis, forced: options.beatsPerBar)
         var provenance = provenance(analysis, fit)
         if let bars, case .object(var object) = provenance {
             object["bars"] = BarLayout.provenance(bars)
@@ -119,6 +122,15 @@ public struct BeatMapAnalyzer: Sendable {
         var warnings: [AnalysisWarning] = []
         if fit.isLowConfidence { warnings.append(.lowConfidence(confidence: fit.confidence, score: fit.score)) }
         return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis, warnings: warnings)
+    }
+
+    /// The bars of `fit`: estimated, or in bars of `forced` beats at the likeliest phase (the first beat
+    /// when there are too few beats to tell).
+    static func bars(_ fit: GridFit, analysis: AudioAnalysis, forced: Int?) -> BarEstimate? {
+        guard let forced else { return BarLayout.estimate(fit, analysis: analysis) }
+        guard !fit.beats.isEmpty else { return nil }
+        return BarLayout.estimate(fit, analysis: analysis, meters: [forced], minimumPhaseConfidence: 0)
+            ?? BarEstimate(beatsPerBar: forced, firstDownbeat: 0, phaseConfidence: 0, meterConfidence: 1)
     }
 
     /// Checks `map` as written against the validator with its default settings: the analyzer never
@@ -159,6 +171,7 @@ public struct BeatMapAnalyzer: Sendable {
         object["delayCompensation"] = .object(delay)
         if let bpm = fit.segments.first?.bpm, fit.method != .aubioTempo { object["bpm"] = rounded(bpm, 1e4) }
         if let forced = options.grid.forcedBPM { object["forcedBPM"] = .double(forced) }
+        if let forced = options.beatsPerBar { object["forcedBeatsPerBar"] = .int(forced) }
         object["bpmRange"] = .array([.double(options.grid.minimumBPM), .double(options.grid.maximumBPM)])
         object["confidence"] = rounded(fit.confidence)
         if fit.method != .aubioTempo {

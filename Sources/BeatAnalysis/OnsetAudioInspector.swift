@@ -3,8 +3,8 @@
 public import BeatMapKit
 public import Foundation
 
-/// Reads the facts of an audio file and its onsets, for `audio-misaligned`, `audio-offbeat` and
-/// `audio-metric-level`: one aubio pass over the decoded audio, which measures the duration as well.
+/// Reads the facts of an audio file and its onsets, for `audio-misaligned`, `audio-offbeat`,
+/// `audio-metric-level` and `bar-phase` (its bar evidence): one aubio pass over the decoded audio, which measures the duration as well.
 public struct OnsetAudioInspector: AudioInspector {
     /// An inspector.
     public init() {}
@@ -29,6 +29,7 @@ public struct OnsetAudioInspector: AudioInspector {
         let peaks = analysis.envelope.peaks()
         return AudioFacts(
             duration: analysis.duration, sampleRate: analysis.sampleRate, sha256: sha256,
-            onsets: peaks.map(\.time), onsetStrengths: peaks.map(\.strength))
+            onsets: peaks.map(\.time), onsetStrengths: peaks.map(\.strength),
+            barEvidence: AnalysisBarEvidence(analysis))
     }
 }

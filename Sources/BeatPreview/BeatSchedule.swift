@@ -34,7 +34,8 @@ public struct BeatSchedule: Sendable, Equatable {
     /// Whether bar positions come from the map's `beatsPerBar` (otherwise 4 is assumed).
     public let barsAreKnown: Bool
 
-    /// The schedule of `map`. A tempo segment's anchor is taken as a downbeat.
+    /// The schedule of `map`. Bar positions and accents come from the map's bars (``BarPositions``); a
+    /// map without `beatsPerBar` gets no accents, and bars of four from its first beat for display.
     public init(map: BeatMap) {
         let times = map.beats.filter(\.isFinite).sorted()
         self.times = times
@@ -49,14 +50,18 @@ public struct BeatSchedule: Sendable, Equatable {
         var known = false
         var bar = 0
         var previousBeatInBar = 0
+        // The bar positions the map gives (``BarPositions``: segments with beatsPerBar, and the segments
+        // after them counting on), for the sorted beats.
+        var sorted = map
+        sorted.beats = times
+        sorted.tempo = grid?.segments
+        let given = BarPositions.positions(of: sorted)
         for (index, t) in times.enumerated() {
             var beatInBar: Int
             var accent = false
-            if let grid, let perBar = grid.segments[grid.segmentIndex(at: t)].beatsPerBar, perBar > 0 {
-                let segment = grid.segments[grid.segmentIndex(at: t)]
-                let k = Int(((t - segment.time) / segment.beatLength).rounded())
-                beatInBar = ((k % perBar) + perBar) % perBar + 1
-                accent = beatInBar == 1
+            if let position = given[index] {
+                beatInBar = position
+                accent = position == 1
                 known = true
             } else {
                 beatInBar = index % Self.assumedBeatsPerBar + 1

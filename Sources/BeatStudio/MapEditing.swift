@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 public import BeatMapKit
-import BeatPreview
 public import Foundation
 
 /// An edit of a whole map that the studio page asks for.
@@ -34,9 +33,7 @@ public enum MapEditError: Error, LocalizedError, Sendable, Equatable {
     }
 }
 
-/// The operations the studio's edits go through. The map-editing operations of the library (issue 13's
-/// `edit`) plug in here so that the page and the command share one code path; ``BasicMapEditor`` is the
-/// stand-in until then.
+/// The operations the studio's edits go through.
 public protocol MapEditing: Sendable {
     /// The metric-level ratios ``apply(_:to:)`` accepts.
     var metricRatios: [String] { get }
@@ -44,166 +41,35 @@ public protocol MapEditing: Sendable {
     func apply(_ edit: MapEdit, to map: BeatMap) throws(MapEditError) -> BeatMap
 }
 
-/// Edits made with BeatMapKit's tempo math: nudge, metric level ×2 and ½, meter, bar phase, tapped tempo.
-public struct BasicMapEditor: MapEditing {
+/// The studio's edits made by the library's ``BeatMapEditor`` — the same operations as `beatmap edit`.
+/// A meter or bar move at a time applies to the tempo segment playing then; without one, to the whole
+/// map.
+public struct LibraryMapEditor: MapEditing {
     /// An editor.
     public init() {}
 
-    /// `×2` and `½`.
-    public var metricRatios: [String] { ["×2", "½"] }
+    /// `×2`, `½`, `⅔` and `3⁄2`.
+    public var metricRatios: [String] { MetricLevel.allCases.map(\.label) }
 
     /// `map` with `edit` made.
     public func apply(_ edit: MapEdit, to map: BeatMap) throws(MapEditError) -> BeatMap {
+        let request: BeatMapEdit
         switch edit {
-        case .nudge(let seconds):
-            guard seconds.isFinite, abs(seconds) <= map.audio.duration else {
-                throw .invalid("a nudge must be a finite number of seconds within the track's duration")
-            }
-            return MapSaver.nudged(map, by: seconds)
+        case .nudge(let seconds): request = .nudge(seconds: seconds)
         case .metricLevel(let ratio):
-            switch ratio {
-            case "×2", "2": return Self.doubled(map)
-            case "½", "1/2": return try Self.halved(map)
-            default: throw .unsupported("switching the metric level by \(ratio)")
+            guard let level = MetricLevel(spelling: ratio) else {
+                throw .unsupported("switching the metric level by \(ratio)")
             }
+            request = .metricLevel(level)
         case .meter(let beatsPerBar, let time):
-            guard (1...32).contains(beatsPerBar) else { throw .invalid("beats per bar must be from 1 to 32") }
-            return try Self.withSegments(of: map, at: time) { $0.beatsPerBar = beatsPerBar }
-        case .barPhase(let beats, let time):
-            return try Self.shiftedBars(map, by: beats, at: time)
-        case .tempo(let bpm, let anchor):
-            return try Self.retimed(map, bpm: bpm, anchor: anchor)
+            request = .beatsPerBar(beatsPerBar, segment: time.map { .at($0) } ?? .all)
+        case .barPhase(let beats, let time): request = .shiftBars(beats: beats, segment: time.map { .at($0) } ?? .all)
+        case .tempo(let bpm, let anchor): request = .tempo(bpm: bpm, anchor: anchor)
         }
-    }
-
-    /// A beat halfway between each two, one more half an interval after the last (inside the track), the
-    /// tempo and beats per bar doubled.
-    static func doubled(_ map: BeatMap) -> BeatMap {
-        var edited = map
-        let beats = map.beats
-        var out: [TimeInterval] = []
-        out.reserveCapacity(beats.count * 2)
-        for (index, beat) in beats.enumerated() {
-            out.append(beat)
-            if index + 1 < beats.count {
-                out.append((beat + beats[index + 1]) / 2)
-            } else if index > 0 {
-                let next = beat + (beat - beats[index - 1]) / 2
-                if next < map.audio.duration { out.append(next) }
-            }
+        do {
+            return try BeatMapEditor.apply(request, to: map).map
+        } catch {
+            throw .invalid(error.localizedDescription)
         }
-        edited.beats = out
-        edited.tempo = map.tempo?.map { segment in
-            var segment = segment
-            segment.bpm *= 2
-            segment.beatsPerBar = segment.beatsPerBar.map { $0 * 2 }
-            return segment
-        }
-        return edited
-    }
-
-    /// Every other beat: those an even number of beats from their segment's anchor (a bar line), or the
-    /// first, third, … without a tempo map; the tempo halved, and beats per bar halved when even.
-    static func halved(_ map: BeatMap) throws(MapEditError) -> BeatMap {
-        var edited = map
-        let grid = map.tempo.flatMap(TempoGrid.init(segments:))
-        edited.beats = map.beats.enumerated().compactMap { index, beat in
-            guard let grid else { return index % 2 == 0 ? beat : nil }
-            let segment = grid.segments[grid.segmentIndex(at: beat)]
-            let k = Int(((beat - segment.time) / segment.beatLength).rounded())
-            return k % 2 == 0 ? beat : nil
-        }
-        guard edited.beats.count >= 2 else { throw .invalid("halving would leave fewer than two beats") }
-        edited.tempo = map.tempo?.map { segment in
-            var segment = segment
-            segment.bpm /= 2
-            segment.beatsPerBar = segment.beatsPerBar.flatMap { $0 % 2 == 0 ? $0 / 2 : nil }
-            return segment
-        }
-        return edited
-    }
-
-    /// Bar lines moved by `beats`: the anchor of the segment at `time` moves by `beats` (modulo the bar)
-    /// whole beats, or the other way round the bar when that is what keeps it after the previous
-    /// segment's anchor, before the next one's and inside the track.
-    static func shiftedBars(_ map: BeatMap, by beats: Int, at time: TimeInterval?) throws(MapEditError) -> BeatMap {
-        guard let segments = map.tempo, let grid = TempoGrid(segments: segments) else {
-            throw .invalid("the map has no tempo map, so it has no bar lines to move")
-        }
-        let index = grid.segmentIndex(at: time ?? segments[0].time)
-        let segment = grid.segments[index]
-        guard let perBar = segment.beatsPerBar, perBar > 0 else {
-            throw .invalid("set the meter (beats per bar) first")
-        }
-        let step = beats % perBar  // the requested direction first, then the other way round the bar
-        guard step != 0 else { return map }
-        let lower = index > 0 ? grid.segments[index - 1].time : -Double.infinity
-        let upper = index + 1 < grid.segments.count ? grid.segments[index + 1].time : map.audio.duration
-        for candidate in [step, step > 0 ? step - perBar : step + perBar] {
-            let moved = segment.time + Double(candidate) * segment.beatLength
-            if moved > lower, moved < upper, moved >= 0 {
-                var edited = map
-                edited.tempo = grid.segments
-                edited.tempo?[index].time = NumberFormatting.roundedToMicroseconds(moved)
-                return edited
-            }
-        }
-        throw .invalid("the segment is too short to move its bar lines")
-    }
-
-    /// The segment at `anchor` laid out again: its beats replaced by a grid of `bpm` through `anchor`
-    /// over the same span, its anchor moved to the grid point nearest the old one.
-    static func retimed(_ map: BeatMap, bpm: Double, anchor: TimeInterval) throws(MapEditError) -> BeatMap {
-        guard bpm.isFinite, (20...400).contains(bpm) else { throw .invalid("the tempo must be from 20 to 400 BPM") }
-        guard anchor.isFinite, anchor >= 0, anchor <= map.audio.duration else {
-            throw .invalid("the tapped anchor must be inside the track")
-        }
-        let length = 60 / bpm
-        let segments = map.tempo.flatMap(TempoGrid.init(segments:))?.segments ?? []
-        let index = segments.isEmpty ? 0 : TempoGrid(segments: segments)?.segmentIndex(at: anchor) ?? 0
-        let spanStart = index > 0 ? segments[index].time : 0
-        let spanEnd = index + 1 < segments.count ? segments[index + 1].time : map.audio.duration
-        let kept = map.beats.filter { $0 < spanStart || $0 >= spanEnd }
-        var first = anchor - (((anchor - spanStart) / length).rounded(.down)) * length
-        if first < spanStart { first += length }
-        var laid: [TimeInterval] = []
-        var t = first
-        while t < spanEnd - 1e-9, laid.count < 1_000_000 {
-            laid.append(NumberFormatting.roundedToMicroseconds(t))
-            t += length
-        }
-        guard !laid.isEmpty else { throw .invalid("no beat of that tempo falls inside the segment") }
-        var edited = map
-        edited.beats = (kept + laid).sorted()
-        if segments.isEmpty {
-            edited.tempo = [TempoSegment(time: laid[0], bpm: bpm)]
-        } else {
-            var segment = segments[index]
-            let old = segment.time
-            let nearest = laid.min { abs($0 - old) < abs($1 - old) } ?? laid[0]
-            segment.time = index > 0 ? laid[0] : nearest
-            segment.bpm = NumberFormatting.roundedToMicroseconds(bpm)
-            edited.tempo = segments
-            edited.tempo?[index] = segment
-        }
-        return edited
-    }
-
-    /// `map` with `change` made to the tempo segment at `time`, or to every segment when `time` is `nil`.
-    static func withSegments(
-        of map: BeatMap, at time: TimeInterval?, _ change: (inout TempoSegment) -> Void
-    ) throws(MapEditError) -> BeatMap {
-        guard var segments = map.tempo, let grid = TempoGrid(segments: segments) else {
-            throw .invalid("the map has no tempo map; lay one out with a tapped tempo first")
-        }
-        segments = grid.segments
-        if let time {
-            change(&segments[grid.segmentIndex(at: time)])
-        } else {
-            for index in segments.indices { change(&segments[index]) }
-        }
-        var edited = map
-        edited.tempo = segments
-        return edited
     }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
+public import BeatMapKit
 public import BeatPreview
 public import Foundation
 import HTTPTypes

@@ -73,7 +73,7 @@ public actor StudioSession {
     /// Opens `document`: reads the map (it must decode) and checks that the audio file is a regular file.
     public init(
         document: StudioDocument, validator: Validator = Validator(audioInspector: SndfileAudioInspector()),
-        editor: any MapEditing = BasicMapEditor()
+        editor: any MapEditing = LibraryMapEditor()
     ) throws(StudioError) {
         let map: BeatMap
         do { map = try BeatMapCodec.read(from: document.mapURL) } catch { throw .map(error.localizedDescription) }

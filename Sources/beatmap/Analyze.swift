@@ -55,6 +55,11 @@ struct Analyze: AsyncParsableCommand {
     @Option(name: .customLong("max-bpm"), parsing: .unconditional, help: "The fastest tempo to choose as the beat.")
     var maxBPM: Double = 200
 
+    @Option(
+        name: .customLong("beats-per-bar"),
+        help: "Bars of N beats instead of an estimated meter (the bar phase is still estimated).")
+    var beatsPerBar: Int?
+
     @Option(parsing: .unconditional, help: "Files analysed at once (default: the number of cores).")
     var jobs: Int?
 
@@ -117,6 +122,9 @@ struct Analyze: AsyncParsableCommand {
             throw ValidationError(
                 "--bpm must be between \(Int(TempoLimits.minimumBPM)) and \(Int(TempoLimits.maximumBPM))")
         }
+        if let beatsPerBar, !(1...64).contains(beatsPerBar) {
+            throw ValidationError("--beats-per-bar must be from 1 to 64")
+        }
         if bpm != nil && grid == .free { throw ValidationError("--bpm cannot be used with --grid free") }
         try OutputName.require(output, option: "-o", suffixes: [".json"], writes: "a beat map (JSON)")
         if StandardStreams.isDash(output) && json {
@@ -134,6 +142,7 @@ struct Analyze: AsyncParsableCommand {
         options.grid.forcedBPM = bpm
         options.grid.minimumBPM = minBPM
         options.grid.maximumBPM = maxBPM
+        options.beatsPerBar = beatsPerBar
         return options
     }
 

@@ -20,6 +20,7 @@ enum FlagHints {
         case .forceTempo?: return "; use --bpm to force a tempo"
         case .nameEachOutput?: return "; use -o or rename one"
         case .validateMap?: return "; `beatmap validate` lists such problems"
+        case .giveMeter?: return "; set it with `beatmap edit --beats-per-bar N`"
         case .shortenSpan?: return "; render a shorter --from/--to span"
         case .useMismatchedAudio?: return " (use --force to use this audio anyway)"
         case .giveAudioFile?: return "; give the audio file before the map"
@@ -36,6 +37,7 @@ enum FlagHints {
         case let error as BeatMapError: return error.localizedDescription + hint(error.remedy)
         case let error as AtomicFileError: return error.localizedDescription + hint(error.remedy)
         case let error as InterchangeError: return error.localizedDescription + hint(error.remedy)
+        case let error as MapEditRunError: return error.localizedDescription + hint(error.remedy)
         case let error as AnalysisError: return error.localizedDescription + hint(error.remedy)
         case let error as AnalysisFailure: return error.message + hint(error.remedy)
         case let error as AnalysisBatchError: return describe(error)

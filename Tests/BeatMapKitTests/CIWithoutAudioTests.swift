@@ -90,7 +90,7 @@ struct CIWithoutAudioTests {
         let skipped = try #require(files.first?["skipped"] as? [[String: Any]])
         #expect(
             skipped.compactMap { $0["rule"] as? String } == [
-                "audio-mismatch", "audio-misaligned", "audio-offbeat", "audio-metric-level",
+                "audio-mismatch", "audio-misaligned", "audio-offbeat", "audio-metric-level", "bar-phase",
             ])
         #expect(skipped.first?["reason"] as? String == "audio file audio/song.ogg not found")
     }
@@ -98,7 +98,7 @@ struct CIWithoutAudioTests {
     @Test("JUnit skips the audio rules of a map whose audio is missing instead of passing them")
     func junitMissingAudio() throws {
         let junit = try Self.output("junit", try Self.report(withAudio: false))
-        #expect(junit.contains("tests=\"14\" failures=\"0\" errors=\"0\" skipped=\"4\""))
+        #expect(junit.contains("tests=\"15\" failures=\"0\" errors=\"0\" skipped=\"5\""))
         #expect(
             junit.contains(
                 "<testcase name=\"audio-mismatch\" classname=\"song.beatmap.json\">\n      <skipped message=\"audio file audio/song.ogg not found\"/>\n    </testcase>"
@@ -111,7 +111,8 @@ struct CIWithoutAudioTests {
         let report = try Self.report(withAudio: true)
         let file = try #require(report.files.first)
         #expect(file.missingAudio == nil)
-        #expect(file.skipped.map(\.ruleID) == ["audio-misaligned", "audio-offbeat", "audio-metric-level"])
+        #expect(
+            file.skipped.map(\.ruleID) == ["audio-misaligned", "audio-offbeat", "audio-metric-level", "bar-phase"])
         #expect(file.skipped.allSatisfy { $0.reason == .onsetsNotDetected })
         let junit = try Self.output("junit", report)
         #expect(junit.contains("<testcase name=\"audio-mismatch\" classname=\"song.beatmap.json\"/>"))
@@ -121,8 +122,9 @@ struct CIWithoutAudioTests {
             ))
 
         let detected = try Self.report(withAudio: true, inspector: FixedInspector(onsets: [0.5, 1.0, 1.5, 2.0]))
-        #expect(try #require(detected.files.first).skipped.isEmpty)
-        #expect(try Self.output("junit", detected).contains("skipped=\"0\""))
+        // Onsets without the analyzer's bar evidence: only bar-phase is left out.
+        #expect(try #require(detected.files.first).skipped.map(\.ruleID) == ["bar-phase"])
+        #expect(try Self.output("junit", detected).contains("skipped=\"1\""))
     }
 
     @Test("a rule turned off, or every rule of an unreadable map, is skipped, not passed")
@@ -137,7 +139,7 @@ struct CIWithoutAudioTests {
         #expect(broken.skipped.count == RuleCatalog.ids.count - 1)
         #expect(broken.skipped.allSatisfy { $0.reason == .unreadableMap })
         let junit = try Self.output("junit", ValidationReport(files: [broken]))
-        #expect(junit.contains("failures=\"1\" errors=\"0\" skipped=\"13\""))
+        #expect(junit.contains("failures=\"1\" errors=\"0\" skipped=\"14\""))
     }
 
     @Test("with the audio required, a missing file (or a map naming none) is an audio-mismatch error")

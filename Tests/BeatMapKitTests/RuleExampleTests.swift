@@ -44,7 +44,7 @@ struct RuleExampleTests {
             RuleCatalog.ids == [
                 "invalid-json", "schema", "non-finite", "invalid-tempo", "non-monotonic", "duplicate-beat",
                 "out-of-duration", "off-grid", "gap", "hit-window-overlap", "audio-mismatch", "audio-misaligned",
-                "audio-offbeat", "audio-metric-level",
+                "audio-offbeat", "audio-metric-level", "bar-phase",
             ])
         #expect(Set(RuleCatalog.ids).count == RuleCatalog.ids.count)
     }

@@ -9,7 +9,7 @@ struct MapEditingTests {
     let map = BeatMap(
         audio: AudioReference(duration: 10), tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
         beats: (0..<16).map { 0.5 + Double($0) * 0.5 })
-    let editor = BasicMapEditor()
+    let editor = LibraryMapEditor()
 
     @Test("×2 then ½ gives the map back")
     func doubleHalve() throws {
@@ -21,9 +21,15 @@ struct MapEditingTests {
         #expect(back == map)
     }
 
-    @Test("⅔ is not offered yet")
-    func unsupported() {
-        #expect(throws: MapEditError.self) { try editor.apply(.metricLevel(ratio: "⅔"), to: map) }
+    @Test("⅔ and 3⁄2 go through the library's editor; an unknown ratio is refused")
+    func ternary() throws {
+        #expect(editor.metricRatios == ["×2", "½", "⅔", "3⁄2"])
+        let twoThirds = try editor.apply(.metricLevel(ratio: "⅔"), to: map)
+        #expect(twoThirds.tempo?.first?.bpm == 80)
+        #expect(twoThirds.beats.count == 11)
+        let back = try editor.apply(.metricLevel(ratio: "3⁄2"), to: twoThirds)
+        #expect(back.tempo?.first?.bpm == 120)
+        #expect(throws: MapEditError.self) { try editor.apply(.metricLevel(ratio: "⅘"), to: map) }
     }
 
     @Test("nudge moves beats and anchors; meter and bar phase change the segment")

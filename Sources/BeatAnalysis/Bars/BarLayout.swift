@@ -15,10 +15,11 @@ import Foundation
 ///   downbeats) gets none: its beats count on from the last downbeat before it.
 public enum BarLayout {
     /// The estimate for the beats of `fit`, from the curves of `analysis`; `nil` when there are too
-    /// few beats or the bar phase is not clear (``MeterEstimator/minimumPhaseConfidence``). `meters`
-    /// limits the meters considered (e.g. to one the user gave).
+    /// few beats or the bar phase is less sure than `minimumPhaseConfidence`. `meters` limits the meters
+    /// considered (e.g. to one the user gave).
     public static func estimate(
-        _ fit: GridFit, analysis: AudioAnalysis, meters: [Int] = MeterEstimator.prior.map(\.beatsPerBar)
+        _ fit: GridFit, analysis: AudioAnalysis, meters: [Int] = MeterEstimator.prior.map(\.beatsPerBar),
+        minimumPhaseConfidence: Double = MeterEstimator.minimumPhaseConfidence
     ) -> BarEstimate? {
         let estimator = MeterEstimator(meters: meters)
         guard fit.beats.count >= estimator.minimumBeats else { return nil }
@@ -29,7 +30,7 @@ public enum BarLayout {
             chroma: analysis.chroma,
             hopDuration: envelope.hopDuration)
         guard let estimate = estimator.estimate(features),
-            estimate.phaseConfidence >= MeterEstimator.minimumPhaseConfidence
+            estimate.phaseConfidence >= minimumPhaseConfidence
         else { return nil }
         return estimate
     }

@@ -20,6 +20,8 @@ public enum Remedy: Sendable, Equatable {
     case nameEachOutput
     /// Validate the map, which lists every such problem.
     case validateMap
+    /// Give the number of beats in a bar (the map's meter).
+    case giveMeter
     /// Ask for a shorter time span.
     case shortenSpan
     /// Use the given audio although it is not the audio the map was made for.

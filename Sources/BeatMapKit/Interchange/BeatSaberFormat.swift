@@ -11,7 +11,9 @@ public import Foundation
 /// (the lead-in); after it every beat of the map is a whole beat. Regions cover the audio from sample 0 to
 /// `songSampleCount` (a lead-in region, one region per segment of the fitted tempo map, a tail region).
 /// `Info.dat`'s `audio.bpm` is the first segment's tempo; `customData.beatmapKit` records the map's
-/// first and last beat numbers so that an import returns the same beats.
+/// first and last beat numbers so that an import returns the same beats. When the map gives bars, the
+/// lead-in is chosen so that every `beatsPerBar`-th beat from beat 0 is a downbeat (as editors draw
+/// bar lines), and `customData.beatmapKit.beatsPerBar` records the meter for the import.
 ///
 /// Import reads a map folder, its `Info.dat`, or the audio data file alone; v2 (`_regions` in
 /// `BPMInfo.dat`, `_beatsPerMinute`) is read too. The beats are the whole beats between the recorded
@@ -44,7 +46,18 @@ public struct BeatSaberFormat: BeatMapConverter {
         }
         let firstLength = fit.beatLength(ofSegment: 0)
         let firstTime = fit.knots[0].time
-        let leadIn = firstTime < 0.001 ? 0 : max(1, Int((firstTime / firstLength).rounded()))
+        var leadIn = firstTime < 0.001 ? 0 : max(1, Int((firstTime / firstLength).rounded()))
+        // Editors draw a bar line every `meter` beats from beat 0: the lead-in puts those on downbeats.
+        let meter = StepManiaFormat.meter(of: map)
+        if let meter, leadIn > 0, let position = BarPositions.positions(of: map).first ?? nil {
+            let lead = position - 1
+            var best = leadIn
+            for candidate in max(1, leadIn - meter)...(leadIn + meter)
+            where (candidate - lead) % meter == 0 && candidate - lead >= 0 {
+                if (best - lead) % meter != 0 || abs(candidate - leadIn) < abs(best - leadIn) { best = candidate }
+            }
+            leadIn = best
+        }
         func sample(_ time: Double) -> Int { Int((time * rate).rounded()) }
 
         var regions: [JSONValue] = []
@@ -100,11 +113,12 @@ public struct BeatSaberFormat: BeatMapConverter {
                         (
                             "beatmapKit",
                             .object(
-                                JSONObject([
-                                    ("firstBeat", .int(leadIn)),
-                                    ("lastBeat", .int(leadIn + fit.beatNumbers[fit.beatNumbers.count - 1])),
-                                    ("beatCount", .int(map.beats.count)),
-                                ]))
+                                JSONObject(
+                                    [
+                                        ("firstBeat", .int(leadIn)),
+                                        ("lastBeat", .int(leadIn + fit.beatNumbers[fit.beatNumbers.count - 1])),
+                                        ("beatCount", .int(map.beats.count)),
+                                    ] + (meter.map { [("beatsPerBar", JSONValue.int($0))] } ?? [])))
                         )
                     ]))
             ),
@@ -141,10 +155,20 @@ public struct BeatSaberFormat: BeatMapConverter {
             fromFile: fileDuration, audioPath: info.songFile, source: located.info ?? url, beats: [], options: options,
             notes: &notes)
         let beats = try Self.gridBeats(of: timeline, info: info, duration: duration, infoPath: infoPath)
-        let map = BeatMap(
+        var map = BeatMap(
             audio: AudioReference(path: info.songFile, duration: duration, sampleRate: audioData.rate.map { Int($0) }),
             tempo: timeline.segments(), beats: beats,
             analysis: FormatSupport.analysis(format: .beatsaber, source: located.info ?? url))
+        if let perBar = info.beatsPerBar, let first = beats.first, var segments = map.tempo {
+            // Bars of `perBar` from beat 0: the lead-in's segments (before the first beat) go, and the
+            // segments are laid out in bars from the first beat's number.
+            while segments.count > 1, segments[1].time <= first + 1e-6 { segments.removeFirst() }
+            map.tempo = segments
+            let firstNumber = Int(timeline.beat(atTime: first).rounded())
+            let numbered = NumberedBeats(map)
+            let downbeat = ((perBar - firstNumber % perBar) % perBar + perBar) % perBar
+            map.tempo = BarEditing.laidOut(segments, numbered: numbered, perBar: perBar, downbeat: downbeat)
+        }
         return ImportedMap(map: map, notes: notes)
     }
 
@@ -155,6 +179,8 @@ public struct BeatSaberFormat: BeatMapConverter {
         var songDuration: Double?
         var firstBeat: Double?
         var lastBeat: Double?
+        /// `customData.beatmapKit.beatsPerBar`: bars of this many beats from beat 0.
+        var beatsPerBar: Int?
         /// The line of `customData.beatmapKit`, which records the first and last beat.
         var rangeLine: Int?
         /// The audio data file it names (v4) or that sits beside it (v2's `BPMInfo.dat`).
@@ -224,6 +250,11 @@ public struct BeatSaberFormat: BeatMapConverter {
             facts.rangeLine = file.line(ours)
             if let node = members["firstBeat"] { facts.firstBeat = try file.number(node, "firstBeat") }
             if let node = members["lastBeat"] { facts.lastBeat = try file.number(node, "lastBeat") }
+            if let node = members["beatsPerBar"], let value = Int(exactly: try file.number(node, "beatsPerBar")),
+                value > 0, value < 100
+            {
+                facts.beatsPerBar = value
+            }
         }
         return facts
     }

@@ -8,11 +8,16 @@ public import Foundation
 /// (``BeatGridFit``): offset in whole milliseconds (as osu! writes it), beat length in milliseconds with
 /// the decimals needed, meter from the map's beats per bar (default 4). Each beat also gets a hit circle
 /// (time in whole milliseconds), so the difficulty plays the beat map. Beat lengths are computed between
-/// the rounded offsets, so a beat moves by at most 0.5 ms plus the fit tolerance.
+/// the rounded offsets, so a beat moves by at most 0.5 ms plus the fit tolerance. osu! starts a measure
+/// at every uninherited timing point, so they go on the map's downbeats: the first on the downbeat at
+/// or before the first beat (a pickup plays before it), and one inside a bar becomes a partial measure
+/// to the next downbeat (meter = the beats left, "omit first bar line" set) and a timing point there.
 ///
 /// Import reads the uninherited timing points: with ``ImportedBeats/grid``, the whole beats of each
-/// timing section from the first timing point to the last hit object (or to the end of the audio);
-/// with ``ImportedBeats/notes``, one beat per hit object.
+/// timing section from the first timing point (or the first hit object, if later) to the last hit
+/// object (or to the end of the audio); with ``ImportedBeats/notes``, one beat per hit object. Each
+/// timing point's meter becomes its segment's beats per bar (its time a downbeat), except a partial
+/// measure's ("omit first bar line"), whose beats count on in the bars before it.
 public struct OsuFormat: BeatMapConverter {
     /// A converter.
     public init() {}
@@ -28,6 +33,7 @@ public struct OsuFormat: BeatMapConverter {
         let title = Self.clean(FormatSupport.title(map, options))
         let positions = BarPositions.positions(of: map)
         let grid = map.tempo.flatMap { TempoGrid(segments: $0) }
+        let lastBeat = map.beats.last ?? 0
 
         var out = "osu file format v14\n\n[General]\n"
         out += "AudioFilename: \(Self.clean(FormatSupport.audioFileName(map, options)))\n"
@@ -51,8 +57,10 @@ public struct OsuFormat: BeatMapConverter {
                 beatLength = fit.finalBeatLength * 1000
             }
             var meter = 4
-            if let grid, let perBar = grid.segments[grid.segmentIndex(at: knot.time)].beatsPerBar, perBar > 0,
-                perBar < 100
+            // The meter in force: the segment's, or that of the last segment before it that gives one.
+            if let grid,
+                let perBar = grid.segments[...grid.segmentIndex(at: knot.time)].last(where: { $0.beatsPerBar != nil })?
+                    .beatsPerBar, perBar > 0, perBar < 100
             {
                 meter = perBar
             }
@@ -61,6 +69,28 @@ public struct OsuFormat: BeatMapConverter {
             let key = lengthText + "," + String(meter)
             if key == previousLine { continue }
             previousLine = key
+            // osu! starts a measure at every uninherited timing point: put them on downbeats. The first
+            // goes to the downbeat before the first beat (a pickup plays before it, on its tempo); a later
+            // one inside a bar is a partial measure up to the next downbeat (its first bar line omitted),
+            // followed by a timing point there.
+            let beatIndex = fit.beatNumbers.firstIndex(of: knot.beat)
+            let position = beatIndex.flatMap { positions[$0] }.map { ($0 - 1) % meter + 1 }
+            if let position, position != 1 {
+                let lead = Double(position - 1)
+                if index == 0 {
+                    out += "\(Int((offset - lead * beatLength).rounded())),\(lengthText),\(meter),1,0,100,1,0\n"
+                    continue
+                }
+                let rest = meter - position + 1
+                out += "\(Int(offset)),\(lengthText),\(rest),1,0,100,1,8\n"
+                let downbeat = offset + Double(rest) * beatLength
+                // Up to the next knot, or (after the last) within the map's beats.
+                let limit = index + 1 < fit.knots.count ? fit.knots[index + 1].time * 1000 - 0.5 : lastBeat * 1000 + 0.5
+                if downbeat < limit {
+                    out += "\(Int(downbeat.rounded())),\(lengthText),\(meter),1,0,100,1,0\n"
+                }
+                continue
+            }
             out += "\(Int(offset)),\(lengthText),\(meter),1,0,100,1,0\n"
         }
         out += "\n\n[HitObjects]\n"
@@ -88,6 +118,8 @@ public struct OsuFormat: BeatMapConverter {
         var beatLength: Double
         var meter: Int
         var line: Int
+        /// The "omit first bar line" effect: a partial measure, whose beats count on in the bars before.
+        var partial = false
     }
 
     /// Parses `.osu` text read from `url`.
@@ -145,7 +177,11 @@ public struct OsuFormat: BeatMapConverter {
                     }
                     meter = value
                 }
-                redLines.append(RedLine(time: time / 1000, beatLength: length / 1000, meter: meter, line: number))
+                let effects = fields.count > 7 ? FormatSupport.integer(fields[7]) ?? 0 : 0
+                redLines.append(
+                    RedLine(
+                        time: time / 1000, beatLength: length / 1000, meter: meter, line: number,
+                        partial: effects & 8 != 0))
             case "HitObjects":
                 let fields = line.split(separator: ",", omittingEmptySubsequences: false)
                 guard fields.count >= 4, let time = FormatSupport.number(fields[2]) else {
@@ -197,8 +233,14 @@ public struct OsuFormat: BeatMapConverter {
                 let next = index + 1 < redLines.count ? redLines[index + 1].time : Double.infinity
                 // A beat within a tenth of a beat of the next timing point is that point's first beat.
                 let limit = min(next - red.beatLength * 0.1, end)
-                // Whole beats k ≥ 0 of this section at or after 0 s and up to the limit.
-                let first = max(0, -red.time / red.beatLength)
+                // Whole beats k ≥ 0 of this section at or after 0 s up to the limit; in the first section,
+                // from the first hit object when it lies inside the first bar (a timing point on the
+                // downbeat before a pickup).
+                var first = max(0, -red.time / red.beatLength)
+                if index == 0, let firstHit = hitTimes.first {
+                    let pickup = ((firstHit - 0.002 - red.time) / red.beatLength).rounded(.up)
+                    if pickup > first, pickup < Double(red.meter) { first = pickup }
+                }
                 let last = (limit - red.time) / red.beatLength
                 guard
                     let range = try FormatSupport.gridBeats(
@@ -213,8 +255,12 @@ public struct OsuFormat: BeatMapConverter {
         var segments: [TempoSegment] = []
         for red in redLines {
             let bpm = 60 / red.beatLength
-            if let last = segments.last, abs(last.bpm - bpm) < 1e-9, last.beatsPerBar == red.meter { continue }
-            segments.append(TempoSegment(time: red.time, bpm: bpm, beatsPerBar: red.meter))
+            let perBar: Int? = red.partial && !segments.isEmpty ? nil : red.meter
+            if let last = segments.last, abs(last.bpm - bpm) < 1e-9, last.beatsPerBar == perBar { continue }
+            var segment = TempoSegment(time: red.time, bpm: bpm, beatsPerBar: perBar)
+            // A first timing point before 0 s (the downbeat before a pickup) is anchored a bar later.
+            while segment.time < 0, let meter = perBar { segment.time += Double(meter) * red.beatLength }
+            segments.append(segment)
         }
         let map = BeatMap(
             audio: AudioReference(path: audioPath, duration: duration), tempo: segments, beats: beats,

@@ -6,13 +6,18 @@ public import Foundation
 ///
 /// Export writes `#OFFSET` and `#BPMS` fitted through the map's beats (see ``BeatGridFit``; no `#STOPS`:
 /// every tempo change is a BPM change on a whole beat) and one `dance-single` Beginner chart named
-/// `beatmap` with a tap on each beat, so the file plays and its notes mark the beats.
+/// `beatmap` with a tap on each beat, so the file plays and its notes mark the beats. When the map gives
+/// bars, measure 0 starts on a downbeat: a pickup is a leading partial measure (its first rows empty)
+/// and `#OFFSET` is the time of that measure's start. `.ssc` also gets `#TIMESIGNATURES` with the
+/// map's beats per bar (when its segments agree on one); `.sm` has no place for it (StepMania counts
+/// four beats a measure).
 ///
 /// Import computes times the way StepMania does (`#OFFSET`, `#BPMS`, `#STOPS`, `#DELAYS`; a `.ssc`
 /// chart's own timing when it has one). With ``ImportedBeats/grid`` the beats are the whole beats from the
 /// first to the last note of the first chart with notes (or from beat 0 to the end of the audio when
-/// there are no notes); with ``ImportedBeats/notes``, one beat per note row. `#WARPS` and negative BPMs
-/// are refused.
+/// there are no notes); with ``ImportedBeats/notes``, one beat per note row. A `.ssc` file's
+/// `#TIMESIGNATURES` gives the segments their beats per bar (a segment starting on a measure line of
+/// its signature gets it; measure lines are downbeats). `#WARPS` and negative BPMs are refused.
 public struct StepManiaFormat: BeatMapConverter {
     /// The two file flavours.
     public enum Dialect: Sendable, Equatable {
@@ -43,6 +48,9 @@ public struct StepManiaFormat: BeatMapConverter {
         let fit = BeatGridFit(beats: map.beats, tempo: map.tempo, tolerance: options.fitTolerance)
         let title = Self.escape(FormatSupport.title(map, options))
         let music = Self.escape(FormatSupport.audioFileName(map, options))
+        // Measure 0 starts on a downbeat: a first beat later in its bar is `lead` beats into it (the
+        // rows before it left empty), and beat 0 lies that many beats of the first tempo earlier.
+        let lead = (BarPositions.positions(of: map).first ?? nil).map { $0 - 1 } ?? 0
         let firstTime = NumberFormatting.roundedToMicroseconds(fit.knots[0].time)
 
         // BPMs with error feedback: each segment's BPM is computed from where the rounded BPMs before it
@@ -50,6 +58,7 @@ public struct StepManiaFormat: BeatMapConverter {
         var bpmEntries: [String] = []
         var reached = firstTime
         var previous = ""
+        var firstBPM = 0.0
         for (index, knot) in fit.knots.enumerated() {
             let bpm: Double
             if index + 1 < fit.knots.count {
@@ -59,20 +68,26 @@ public struct StepManiaFormat: BeatMapConverter {
             } else {
                 bpm = NumberFormatting.roundedToMicroseconds(60 / fit.finalBeatLength)
             }
+            if index == 0 { firstBPM = bpm }
             let text = NumberFormatting.decimal(bpm)
             if text == previous { continue }
             previous = text
-            bpmEntries.append(String(format: "%.3f", Double(knot.beat)) + "=" + text)
+            let beat = index == 0 ? 0 : knot.beat + lead
+            bpmEntries.append(String(format: "%.3f", Double(beat)) + "=" + text)
         }
+        let offset = firstTime - Double(lead) * 60 / firstBPM
 
         var out = ""
         if dialect == .ssc { out += "#VERSION:0.83;\n" }
         out += "#TITLE:\(title);\n#SUBTITLE:;\n#ARTIST:;\n#CREDIT:beatmap;\n#MUSIC:\(music);\n"
-        out += "#OFFSET:\(NumberFormatting.decimal(-firstTime));\n"
+        out += "#OFFSET:\(NumberFormatting.decimal(-offset));\n"
         out += "#SAMPLESTART:0;\n#SAMPLELENGTH:10;\n#SELECTABLE:YES;\n"
         out += "#BPMS:" + bpmEntries.joined(separator: ",\n") + ";\n"
         out += "#STOPS:;\n"
-        if dialect == .ssc { out += "#DELAYS:;\n#WARPS:;\n" }
+        if dialect == .ssc {
+            out += "#DELAYS:;\n#WARPS:;\n"
+            if let meter = Self.meter(of: map) { out += "#TIMESIGNATURES:0.000=\(meter)=4;\n" }
+        }
         out += "\n//---------------dance-single - \(Self.chartName)----------------\n"
         if dialect == .ssc {
             out +=
@@ -82,9 +97,16 @@ public struct StepManiaFormat: BeatMapConverter {
         } else {
             out += "#NOTES:\n     dance-single:\n     \(Self.chartName):\n     Beginner:\n     1:\n     0,0,0,0,0:\n"
         }
-        out += Self.chart(beatNumbers: fit.beatNumbers)
+        out += Self.chart(beatNumbers: fit.beatNumbers.map { $0 + lead })
         out += ";\n"
         return [ExportedFile(text: out)]
+    }
+
+    /// The map's beats per bar when all its segments that give one agree.
+    static func meter(of map: BeatMap) -> Int? {
+        let meters = Set((map.tempo ?? []).compactMap(\.beatsPerBar))
+        guard meters.count == 1, let meter = meters.first, meter > 0, meter < 100 else { return nil }
+        return meter
     }
 
     /// Four rows per measure (one per beat), a tap on each numbered beat, columns rotating left to right.
@@ -134,8 +156,30 @@ public struct StepManiaFormat: BeatMapConverter {
         var stops: (value: String, line: Int)?
         var delays: (value: String, line: Int)?
         var warps: (value: String, line: Int)?
+        var timeSignatures: (value: String, line: Int)?
 
         var isEmpty: Bool { offset == nil && bpms == nil && stops == nil && delays == nil && warps == nil }
+
+        /// `#TIMESIGNATURES` as (beat, beats per bar), sorted; entries that do not read are skipped.
+        var signatures: [(beat: Double, perBar: Int)] {
+            guard let timeSignatures else { return [] }
+            return timeSignatures.value.split(separator: ",").compactMap { entry in
+                let parts = entry.split(separator: "=").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                guard parts.count >= 2, let beat = FormatSupport.number(parts[0]), let perBar = Int(parts[1]),
+                    perBar > 0, perBar < 100
+                else { return nil }
+                return (beat, perBar)
+            }.sorted { $0.beat < $1.beat }
+        }
+
+        /// The beats per bar of a tempo segment whose first whole beat is at or after `beat`: the time
+        /// signature in force, when that beat starts one of its measures (else `nil`: it counts on).
+        func beatsPerBar(at beat: Double) -> Int? {
+            let whole = beat.rounded(.up)
+            guard let signature = signatures.last(where: { $0.beat <= whole + 1e-6 }) else { return nil }
+            let offset = (whole - signature.beat).rounded()
+            return offset.truncatingRemainder(dividingBy: Double(signature.perBar)) == 0 ? signature.perBar : nil
+        }
 
         mutating func take(_ tag: MSDTag) -> Bool {
             switch tag.name {
@@ -144,6 +188,7 @@ public struct StepManiaFormat: BeatMapConverter {
             case "STOPS", "FREEZES": stops = (tag.value, tag.line)
             case "DELAYS": delays = (tag.value, tag.line)
             case "WARPS": warps = (tag.value, tag.line)
+            case "TIMESIGNATURES": timeSignatures = (tag.value, tag.line)
             default: return false
             }
             return true
@@ -280,9 +325,15 @@ public struct StepManiaFormat: BeatMapConverter {
         }
         let mapDuration = try FormatSupport.duration(
             fromFile: duration, audioPath: audioPath, source: url, beats: beats, options: options, notes: &notes)
+        var tempo = engine.timeline.segments(timeOfBeat: engine.noteTime(ofBeat:), beatsPerBar: timing.beatsPerBar(at:))
+        // Measure 0 may start before 0 s (a pickup at the start of the audio): anchor on a later downbeat.
+        if var first = tempo.first, let perBar = first.beatsPerBar, first.time < 0 {
+            let bars = (-first.time / (Double(perBar) * first.beatLength)).rounded(.up)
+            first.time = NumberFormatting.roundedToMicroseconds(first.time + bars * Double(perBar) * first.beatLength)
+            if tempo.count == 1 || first.time < tempo[1].time { tempo[0] = first }
+        }
         let map = BeatMap(
-            audio: AudioReference(path: audioPath, duration: mapDuration),
-            tempo: engine.timeline.segments(timeOfBeat: engine.noteTime(ofBeat:)), beats: beats,
+            audio: AudioReference(path: audioPath, duration: mapDuration), tempo: tempo, beats: beats,
             analysis: FormatSupport.analysis(format: format, source: url))
         return ImportedMap(map: map, notes: notes)
     }

@@ -78,7 +78,9 @@ public struct BeatPlot: Sendable {
     /// For each beat: whether it starts a bar, and whether bar lengths come from the map.
     func downbeats() -> (flags: [Bool], fromMap: Bool) {
         let positions = BarPositions.positions(of: map)
-        if !map.beats.isEmpty, positions.allSatisfy({ $0 != nil }) {
+        // The map's bars wherever it gives them (beats before its first segment with beatsPerBar are
+        // not downbeats).
+        if positions.contains(where: { $0 != nil }) {
             return (positions.map { $0 == 1 }, true)
         }
         // No bar length in the map: bars of four from the first beat, counting skipped beats in gaps.

@@ -70,6 +70,8 @@ public struct BeatMapSummary: Sendable, Equatable {
     public var medianInterval: TimeInterval?
     /// The longest interval.
     public var maximumInterval: TimeInterval?
+    /// The first beat at bar position 1, when the map gives bars.
+    public var firstDownbeat: TimeInterval?
     /// The validator's verdict.
     public var verdict: Verdict
     /// The validator's remarks that are not findings (an inferred tempo, audio checks skipped).
@@ -111,6 +113,7 @@ public struct BeatMapSummary: Sendable, Equatable {
                 bpm: segment.bpm, from: from, to: to, beatsPerBar: segment.beatsPerBar, beatCount: count)
         }
 
+        firstDownbeat = BarPositions.positions(of: map).firstIndex { $0 == 1 }.map { map.beats[$0] }
         notes = report.notes
         var byRule: [String: Int] = [:]
         for finding in report.findings { byRule[finding.ruleID, default: 0] += 1 }
@@ -170,6 +173,7 @@ public struct BeatMapSummary: Sendable, Equatable {
             }
             lines.append(("tempo", header + parts.joined(separator: "; ")))
         }
+        lines.append(("meter", meterText))
         if let firstBeat, let lastBeat {
             lines.append(("beats", "\(beatCount), first \(Self.s(firstBeat)), last \(Self.s(lastBeat))"))
         } else {
@@ -198,6 +202,21 @@ public struct BeatMapSummary: Sendable, Equatable {
         return out
     }
 
+    /// The meter line: the beats per bar (per segment when they differ) and the first downbeat.
+    var meterText: String {
+        let meters = tempo.enumerated().compactMap { index, stretch in stretch.beatsPerBar.map { (index, $0) } }
+        guard !meters.isEmpty, !tempoIsInferred else { return "none given (no beatsPerBar: bars unknown)" }
+        let distinct = Set(meters.map(\.1))
+        var text: String
+        if distinct.count == 1, let only = distinct.first {
+            text = "\(only) beats per bar"
+        } else {
+            text = meters.map { "\($0.1) beats per bar from \(Self.clock(tempo[$0.0].from))" }.joined(separator: ", ")
+        }
+        if let firstDownbeat { text += ", first downbeat \(Self.s(firstDownbeat))" }
+        return text
+    }
+
     // MARK: JSON
 
     /// The summary as a JSON object (deterministic member order, times rounded to microseconds).
@@ -219,7 +238,14 @@ public struct BeatMapSummary: Sendable, Equatable {
         return .object(
             JSONObject([
                 ("path", .string(path)), ("audio", .object(audio)),
-                ("tempo", .object(JSONObject([("inferred", .bool(tempoIsInferred)), ("segments", .array(segments))]))),
+                (
+                    "tempo",
+                    .object(
+                        JSONObject([
+                            ("inferred", .bool(tempoIsInferred)), ("segments", .array(segments)),
+                            ("firstDownbeat", optional(firstDownbeat)),
+                        ]))
+                ),
                 (
                     "beats",
                     .object(

@@ -173,17 +173,28 @@ public struct AudioFacts: Sendable, Equatable {
     /// when they were computed (for `audio-offbeat` and `audio-metric-level`). Only their ratios
     /// matter; the scale is the detector's.
     public var onsetStrengths: [Double]?
+    /// Where the audio says bars start, for any beats (for `bar-phase`), when it was computed.
+    public var barEvidence: (any BarPhaseEvidence)?
 
     /// Facts about an audio file.
     public init(
         duration: TimeInterval, sampleRate: Int, sha256: String? = nil, onsets: [Double]? = nil,
-        onsetStrengths: [Double]? = nil
+        onsetStrengths: [Double]? = nil, barEvidence: (any BarPhaseEvidence)? = nil
     ) {
         self.duration = duration
         self.sampleRate = sampleRate
         self.sha256 = sha256
         self.onsets = onsets
         self.onsetStrengths = onsetStrengths
+        self.barEvidence = barEvidence
+    }
+
+    /// Equal facts: the same measurements, and bar evidence on both sides or on neither (evidence is
+    /// a computation, not a value to compare).
+    public static func == (lhs: AudioFacts, rhs: AudioFacts) -> Bool {
+        lhs.duration == rhs.duration && lhs.sampleRate == rhs.sampleRate && lhs.sha256 == rhs.sha256
+            && lhs.onsets == rhs.onsets && lhs.onsetStrengths == rhs.onsetStrengths
+            && (lhs.barEvidence == nil) == (rhs.barEvidence == nil)
     }
 }
 

@@ -8,7 +8,7 @@ public enum RuleCatalog {
     public static let contentRules: [any ValidationRule.Type] = [
         NonFiniteRule.self, InvalidTempoRule.self, NonMonotonicRule.self, DuplicateBeatRule.self,
         OutOfDurationRule.self, OffGridRule.self, GapRule.self, HitWindowOverlapRule.self, AudioMismatchRule.self,
-        AudioMisalignedRule.self, AudioOffbeatRule.self, AudioMetricLevelRule.self,
+        AudioMisalignedRule.self, AudioOffbeatRule.self, AudioMetricLevelRule.self, BarPhaseRule.self,
     ]
 
     /// All rule descriptions: the reader's two (`invalid-json`, `schema`) and the content rules.

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// Meter and bar-phase edits (``BeatMapEditor``'s `beatsPerBar` and `shiftBars`), written the way the
+/// format defines bars (``BarPositions``): a segment with `beatsPerBar` has a downbeat at its `time`.
+enum BarEditing {
+    /// The segment index `choice` names in `grid`.
+    static func index(_ choice: SegmentChoice, in grid: TempoGrid) throws(BeatMapEditError) -> Int? {
+        switch choice {
+        case .all: return nil
+        case .index(let index):
+            guard grid.segments.indices.contains(index) else {
+                throw .noSuchSegment(index: index, count: grid.segments.count)
+            }
+            return index
+        case .at(let time):
+            guard time.isFinite else { throw .invalidValue("the time must be a finite number of seconds") }
+            return grid.segmentIndex(at: time)
+        }
+    }
+
+    /// The map's tempo map, sorted, or an error saying what needs one.
+    static func grid(_ map: BeatMap, for what: String) throws(BeatMapEditError) -> TempoGrid {
+        guard let segments = map.tempo, let grid = TempoGrid(segments: segments) else { throw .noTempoMap(what) }
+        return grid
+    }
+
+    /// Bars of `perBar` beats: in the chosen segment (its anchor becomes a downbeat), or over the whole
+    /// map from its first downbeat (from the first segment's anchor when it has none).
+    static func withMeter(_ map: BeatMap, _ perBar: Int, segment choice: SegmentChoice) throws(BeatMapEditError)
+        -> BeatMap
+    {
+        let grid = try grid(map, for: "it has no bars to set")
+        var edited = map
+        if let index = try index(choice, in: grid) {
+            edited.tempo = grid.segments
+            edited.tempo?[index].beatsPerBar = perBar
+            return edited
+        }
+        let numbered = NumberedBeats(map)
+        guard !numbered.times.isEmpty else { throw .wouldBreak("the map has no beats to lay bars over") }
+        let downbeat = numbered.firstDownbeat(of: map) ?? Int(numbered.number(at: grid.segments[0].time).rounded())
+        edited.tempo = laidOut(grid.segments, numbered: numbered, perBar: perBar, downbeat: downbeat)
+        return edited
+    }
+
+    /// Bar lines `beats` whole beats later (earlier when negative): in the chosen segment (its anchor
+    /// moves along its grid, the other way round the bar when the requested way would leave the
+    /// segment), or over the whole map (every bar, laid out again from the moved first downbeat).
+    static func shifted(_ map: BeatMap, by beats: Int, segment choice: SegmentChoice) throws(BeatMapEditError)
+        -> BeatMap
+    {
+        let grid = try grid(map, for: "it has no bar lines to move")
+        if let index = try index(choice, in: grid) { return try shifted(map, grid, segment: index, by: beats) }
+        let meters = Set(grid.segments.compactMap(\.beatsPerBar))
+        guard let perBar = meters.first else { throw .noMeter("to move: set the meter first") }
+        guard meters.count == 1 else {
+            throw .invalidValue(
+                "the map's segments have different meters (\(meters.sorted().map(String.init).joined(separator: ", "))); move the bars of one segment"
+            )
+        }
+        let numbered = NumberedBeats(map)
+        guard let downbeat = numbered.firstDownbeat(of: map) else { throw .noMeter("to move: set the meter first") }
+        guard beats % perBar != 0 else { return map }
+        var edited = map
+        edited.tempo = laidOut(grid.segments, numbered: numbered, perBar: perBar, downbeat: downbeat + beats)
+        return edited
+    }
+
+    /// Segment `index`'s anchor moved by `beats` (modulo its bar), or the other way round the bar.
+    static func shifted(_ map: BeatMap, _ grid: TempoGrid, segment index: Int, by beats: Int) throws(BeatMapEditError)
+        -> BeatMap
+    {
+        let segment = grid.segments[index]
+        guard let perBar = segment.beatsPerBar, perBar > 0 else {
+            throw .noMeter("in \(Describe.segment(index)), so it has no bar lines to move")
+        }
+        let step = beats % perBar
+        guard step != 0 else { return map }
+        let lower = index > 0 ? grid.segments[index - 1].time : -Double.infinity
+        let upper = index + 1 < grid.segments.count ? grid.segments[index + 1].time : map.audio.duration
+        for candidate in [step, step > 0 ? step - perBar : step + perBar] {
+            let moved = segment.time + Double(candidate) * segment.beatLength
+            if moved > lower, moved < upper, moved >= 0 {
+                var edited = map
+                edited.tempo = grid.segments
+                edited.tempo?[index].time = NumberFormatting.roundedToMicroseconds(moved)
+                return edited
+            }
+        }
+        throw .wouldBreak("\(Describe.segment(index)) is too short to move its bar lines")
+    }
+
+    /// `segments` with bars of `perBar` beats whose downbeats are the beats numbered `downbeat` + k ·
+    /// `perBar`: the first segment anchored on its first downbeat (or the downbeat its grid puts before
+    /// its first beat, when it has none), a later one given `perBar` when its anchor is a downbeat beat
+    /// and none otherwise (it counts on).
+    static func laidOut(_ segments: [TempoSegment], numbered: NumberedBeats, perBar: Int, downbeat: Int)
+        -> [TempoSegment]
+    {
+        func isDownbeat(_ index: Int) -> Bool {
+            let offset = numbered.numbers[index] - downbeat
+            return (offset % perBar + perBar) % perBar == 0
+        }
+        var result = segments
+        let times = numbered.times
+        for index in result.indices {
+            let start = index == 0 ? -Double.infinity : segments[index].time - 1e-6
+            let end = index + 1 < segments.count ? segments[index + 1].time - 1e-6 : Double.infinity
+            let first = SortedSearch.lowerBound(times, start)
+            let inside = (first..<SortedSearch.lowerBound(times, end))
+            if index == 0 {
+                if let beat = inside.first(where: isDownbeat) {
+                    result[0].time = times[beat]
+                } else if let beat = inside.first ?? times.indices.first {
+                    // No downbeat among its beats: the one its grid puts before its first beat.
+                    let offset = ((numbered.numbers[beat] - downbeat) % perBar + perBar) % perBar
+                    var time = times[beat] - Double(offset) * segments[0].beatLength
+                    if time < 0 { time += Double(perBar) * segments[0].beatLength }
+                    result[0].time = NumberFormatting.roundedToMicroseconds(time)
+                }
+                result[0].beatsPerBar = perBar
+            } else if let beat = inside.first, abs(times[beat] - segments[index].time) < 0.001, isDownbeat(beat) {
+                result[index].beatsPerBar = perBar
+            } else {
+                result[index].beatsPerBar = nil
+            }
+        }
+        return result
+    }
+}

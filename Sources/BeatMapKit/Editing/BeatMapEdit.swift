@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+public import Foundation
+
+/// One change to a whole beat map, as a mapper asks for it: the operations of ``BeatMapEditor``.
+public enum BeatMapEdit: Sendable, Equatable {
+    /// Moves every beat and tempo anchor by `seconds` (later when positive).
+    case nudge(seconds: TimeInterval)
+    /// Switches to another metric level: a beat every half, two, 1½ or ⅔ of the map's beats.
+    case metricLevel(MetricLevel)
+    /// Sets the beats per bar: of the chosen segment, or of the whole map (its bars laid out again in
+    /// bars of `beatsPerBar` from its first downbeat).
+    case beatsPerBar(Int, segment: SegmentChoice)
+    /// Moves the bar lines by `beats` whole beats (later when positive): of the chosen segment, or of
+    /// the whole map.
+    case shiftBars(beats: Int, segment: SegmentChoice)
+    /// Keeps only the beats from `from` to `to` seconds (inclusive) and the tempo segments they need.
+    case trim(from: TimeInterval, to: TimeInterval)
+    /// Lays the segment playing at `anchor` out again at `bpm` on a grid through `anchor` (a tapped
+    /// tempo and phase).
+    case tempo(bpm: Double, anchor: TimeInterval)
+}
+
+/// Which tempo segments an edit applies to.
+public enum SegmentChoice: Sendable, Equatable {
+    /// The whole map.
+    case all
+    /// The segment at this index of the map's `tempo` (0 = the first).
+    case index(Int)
+    /// The segment playing at this time (seconds).
+    case at(TimeInterval)
+}
+
+extension MetricLevel {
+    /// The level a user writes as `×2`, `x2`, `2`; `½`, `1/2`; `⅔`, `2/3`; `3⁄2`, `3/2` (spaces
+    /// ignored), or `nil`.
+    public init?(spelling: String) {
+        let text = spelling.filter { !$0.isWhitespace }.lowercased()
+        switch text {
+        case "×2", "x2", "*2", "2", "2x", "double": self = .double
+        case "½", "1/2", "0.5", "half": self = .half
+        case "⅔", "2/3": self = .twoThirds
+        case "3⁄2", "3/2", "1.5", "1½": self = .threeHalves
+        default: return nil
+        }
+    }
+
+    /// The level that undoes this one.
+    public var inverse: MetricLevel {
+        switch self {
+        case .double: return .half
+        case .half: return .double
+        case .twoThirds: return .threeHalves
+        case .threeHalves: return .twoThirds
+        }
+    }
+
+    /// Old beats per new beat as a fraction (numerator, denominator): ½ for ×2, 2 for ½, 3⁄2 for ⅔, ⅔
+    /// for 3⁄2.
+    var spacing: (numerator: Int, denominator: Int) {
+        switch self {
+        case .double: return (1, 2)
+        case .half: return (2, 1)
+        case .twoThirds: return (3, 2)
+        case .threeHalves: return (2, 3)
+        }
+    }
+}
+
+/// Why an edit could not be made.
+public enum BeatMapEditError: Error, LocalizedError, Sendable, Equatable {
+    /// A value of the edit is out of range.
+    case invalidValue(String)
+    /// The map has no tempo map, which the edit needs.
+    case noTempoMap(String)
+    /// The map gives no beats per bar where the edit needs them.
+    case noMeter(String)
+    /// The segment index is not one of the map's.
+    case noSuchSegment(index: Int, count: Int)
+    /// The edit would leave a map that cannot be used.
+    case wouldBreak(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .invalidValue(let why): return why
+        case .noTempoMap(let what): return "the map has no tempo map, so \(what)"
+        case .noMeter(let what): return "the map gives no beats per bar \(what)"
+        case .noSuchSegment(let index, let count):
+            return "there is no \(Describe.segment(index)): the map has \(count)"
+        case .wouldBreak(let why): return why
+        }
+    }
+
+    /// What the user can do about it, if anything.
+    public var remedy: Remedy? {
+        switch self {
+        case .noMeter: return .giveMeter
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+public import Foundation
+
+/// A map after an edit, with what the edit changed.
+public struct EditedMap: Sendable, Equatable {
+    /// The edited map.
+    public var map: BeatMap
+    /// What changed, one sentence each (empty when the edit changed nothing).
+    public var changes: [String]
+}
+
+/// The map edits a mapper needs, as pure functions on ``BeatMap``: nudge, metric level, meter, bar
+/// phase, trim and a tapped tempo (``BeatMapEdit``). `beatmap edit` and the studio's page both go
+/// through ``apply(_:to:)``; writing the result is ``MapFileSaver``'s.
+///
+/// Edits need the beats finite and increasing (what `validate` asks of every map). Times the edits
+/// compute are rounded to microseconds, as the file format writes them.
+public enum BeatMapEditor {
+    /// The tempo edits accept: the validator's range.
+    public static let bpmRange = 20.0...400.0
+    /// Beats per bar an edit may set.
+    public static let beatsPerBarRange = 1...64
+
+    /// `map` with `edit` made, and what changed.
+    public static func apply(_ edit: BeatMapEdit, to map: BeatMap) throws(BeatMapEditError) -> EditedMap {
+        guard zip(map.beats.dropFirst(), map.beats).allSatisfy({ $0 > $1 }), map.beats.allSatisfy(\.isFinite) else {
+            throw .wouldBreak("the map's beats are not finite and increasing; fix them first (`validate` lists where)")
+        }
+        var edited: BeatMap
+        switch edit {
+        case .nudge(let seconds):
+            guard seconds.isFinite, abs(seconds) <= map.audio.duration else {
+                throw .invalidValue("a nudge must be a finite time within the track's duration")
+            }
+            edited = nudged(map, by: seconds)
+        case .metricLevel(let level):
+            edited = try MetricSwitch.switched(map, to: level)
+        case .beatsPerBar(let perBar, let choice):
+            guard beatsPerBarRange.contains(perBar) else {
+                throw .invalidValue(
+                    "beats per bar must be from \(beatsPerBarRange.lowerBound) to \(beatsPerBarRange.upperBound)")
+            }
+            edited = try BarEditing.withMeter(map, perBar, segment: choice)
+        case .shiftBars(let beats, let choice):
+            edited = try BarEditing.shifted(map, by: beats, segment: choice)
+        case .trim(let from, let to):
+            edited = try trimmed(map, from: from, to: to)
+        case .tempo(let bpm, let anchor):
+            edited = try retimed(map, bpm: bpm, anchor: anchor)
+        }
+        return EditedMap(map: edited, changes: EditChanges.describe(edit, from: map, to: edited))
+    }
+
+    /// `map` with every beat and tempo anchor moved by `offset` seconds (rounded to microseconds).
+    public static func nudged(_ map: BeatMap, by offset: TimeInterval) -> BeatMap {
+        var moved = map
+        moved.beats = map.beats.map { NumberFormatting.roundedToMicroseconds($0 + offset) }
+        moved.tempo = map.tempo?.map { segment in
+            var segment = segment
+            segment.time = NumberFormatting.roundedToMicroseconds(segment.time + offset)
+            return segment
+        }
+        return moved
+    }
+
+    /// The beats from `from` to `to`; the tempo segments that cover them, the first one keeping the bars
+    /// it had (when it counted on from an earlier segment, it gets that segment's beats per bar and its
+    /// first downbeat as anchor).
+    static func trimmed(_ map: BeatMap, from: TimeInterval, to: TimeInterval) throws(BeatMapEditError) -> BeatMap {
+        guard from.isFinite, to.isFinite, from >= 0, from < to else {
+            throw .invalidValue("the trim needs a start ≥ 0 s before its end")
+        }
+        let positions = BarPositions.positions(of: map)
+        let kept = map.beats.indices.filter { map.beats[$0] >= from && map.beats[$0] <= to }
+        guard kept.count >= 2 else { throw .wouldBreak("the trim would leave fewer than two beats") }
+        var edited = map
+        edited.beats = kept.map { map.beats[$0] }
+        guard let segments = map.tempo, let grid = TempoGrid(segments: segments) else { return edited }
+        let firstBeat = edited.beats[0]
+        let lastBeat = edited.beats[edited.beats.count - 1]
+        let firstIndex = grid.segmentIndex(at: firstBeat)
+        let lastIndex = grid.segmentIndex(at: lastBeat)
+        var segmentsKept = Array(grid.segments[firstIndex...lastIndex])
+        if segmentsKept[0].beatsPerBar == nil,
+            let meter = grid.segments[...firstIndex].last(where: { $0.beatsPerBar != nil })?
+                .beatsPerBar
+        {
+            // The first kept segment counted on from an earlier one: anchor it on its first downbeat.
+            let end = firstIndex + 1 < grid.segments.count ? grid.segments[firstIndex + 1].time : .infinity
+            if let downbeat = kept.first(where: { positions[$0] == 1 && map.beats[$0] < end }) {
+                segmentsKept[0].time = map.beats[downbeat]
+                segmentsKept[0].beatsPerBar = meter
+            }
+        }
+        edited.tempo = segmentsKept
+        return edited
+    }
+
+    /// The segment at `anchor` laid out again: its beats replaced by a grid of `bpm` through `anchor`
+    /// over the same span (the whole track when the map has no tempo map), its anchor moved to the grid
+    /// point nearest the old one.
+    static func retimed(_ map: BeatMap, bpm: Double, anchor: TimeInterval) throws(BeatMapEditError) -> BeatMap {
+        guard bpm.isFinite, bpmRange.contains(bpm) else {
+            throw .invalidValue("the tempo must be from \(Int(bpmRange.lowerBound)) to \(Int(bpmRange.upperBound)) BPM")
+        }
+        guard anchor.isFinite, anchor >= 0, anchor <= map.audio.duration else {
+            throw .invalidValue("the tempo's anchor must be inside the track")
+        }
+        let length = 60 / bpm
+        let segments = map.tempo.flatMap(TempoGrid.init(segments:))?.segments ?? []
+        let index = TempoGrid(segments: segments)?.segmentIndex(at: anchor) ?? 0
+        let spanStart = index > 0 ? segments[index].time : 0
+        let spanEnd = index + 1 < segments.count ? segments[index + 1].time : map.audio.duration
+        let kept = map.beats.filter { $0 < spanStart || $0 >= spanEnd }
+        var first = anchor - ((anchor - spanStart) / length).rounded(.down) * length
+        if first < spanStart { first += length }
+        var laid: [TimeInterval] = []
+        var t = first
+        while t < spanEnd - 1e-9, laid.count < 1_000_000 {
+            laid.append(NumberFormatting.roundedToMicroseconds(t))
+            t += length
+        }
+        guard let firstLaid = laid.first else {
+            throw .wouldBreak("no beat of that tempo falls inside the segment")
+        }
+        var edited = map
+        edited.beats = (kept + laid).sorted()
+        if segments.isEmpty {
+            edited.tempo = [TempoSegment(time: firstLaid, bpm: bpm)]
+        } else {
+            var segment = segments[index]
+            let old = segment.time
+            let nearest = laid.min { abs($0 - old) < abs($1 - old) } ?? firstLaid
+            segment.time = index > 0 ? firstLaid : nearest
+            segment.bpm = NumberFormatting.roundedToMicroseconds(bpm)
+            edited.tempo = segments
+            edited.tempo?[index] = segment
+        }
+        return edited
+    }
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import ArgumentParser
+import BeatAudio
+import BeatMapKit
+import Foundation
+
+/// `beatmap edit MAP`.
+struct Edit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change a map's meter, bar phase, metric level, offset or span without analysing again.",
+        discussion: """
+            The edits given are made in this order: --metric, --beats-per-bar, --shift-bar, --nudge, --trim.
+            The result is checked with the validator and written only when it has no more errors than the
+            map had; the previous file is kept as MAP.bak (MAP.bak.2, … if that exists) unless --no-backup.
+            Nothing is written when an edit fails. Negative values may follow their flag: --nudge -12.
+            Exit status: 0 edited (or nothing to change), 1 the map could not be edited, 2 could not run.
+            """
+    )
+
+    @Argument(help: "The beat map (*.beatmap.json).")
+    var map: String
+
+    @Option(
+        name: .customLong("beats-per-bar"),
+        help: "Bars of N beats: from the map's first downbeat over the whole map, or in the --segment only.")
+    var beatsPerBar: Int?
+
+    @Option(
+        help:
+            "The tempo segment (numbered from 1, as `info` and `validate` count them) for --beats-per-bar and --shift-bar."
+    )
+    var segment: Int?
+
+    @Option(
+        name: .customLong("shift-bar"), parsing: .unconditional,
+        help: "Move the bar lines by N whole beats (later when positive, earlier when negative).")
+    var shiftBar: Int?
+
+    @Option(
+        help:
+            "Switch metric level: ×2 (x2), ½ (1/2), ⅔ (2/3) or 3/2; takes the level's tempo and score from analysis.alternatives when they list it."
+    )
+    var metric: String?
+
+    @Option(parsing: .unconditional, help: "Move every beat and tempo anchor by MS milliseconds (negative: earlier).")
+    var nudge: Double?
+
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp("Keep only the beats from FROM to TO (seconds or m:ss).", valueName: "FROM TO"))
+    var trim: [ClockTime] = []
+
+    @Flag(name: .customLong("no-backup"), help: "Do not keep the previous file as MAP.bak.")
+    var noBackup = false
+
+    func validate() throws {
+        if metric.flatMap(MetricLevel.init(spelling:)) == nil, let metric {
+            throw ValidationError("--metric must be ×2, x2, ½, 1/2, ⅔, 2/3 or 3/2, not '\(metric)'")
+        }
+        if !trim.isEmpty && trim.count != 2 {
+            throw ValidationError("--trim takes two times: FROM TO (seconds or m:ss)")
+        }
+        if segment != nil && beatsPerBar == nil && shiftBar == nil {
+            throw ValidationError("--segment applies to --beats-per-bar or --shift-bar")
+        }
+        if edits.isEmpty {
+            throw ValidationError("no edit given: use --beats-per-bar, --shift-bar, --metric, --nudge or --trim")
+        }
+    }
+
+    /// The edits the flags ask for, in the order they are made.
+    var edits: [BeatMapEdit] {
+        let choice = segment.map { SegmentChoice.index($0 - 1) } ?? .all
+        var edits: [BeatMapEdit] = []
+        if let level = metric.flatMap(MetricLevel.init(spelling:)) { edits.append(.metricLevel(level)) }
+        if let beatsPerBar { edits.append(.beatsPerBar(beatsPerBar, segment: choice)) }
+        if let shiftBar { edits.append(.shiftBars(beats: shiftBar, segment: choice)) }
+        if let nudge { edits.append(.nudge(seconds: nudge / 1000)) }
+        if trim.count == 2 { edits.append(.trim(from: trim[0].seconds, to: trim[1].seconds)) }
+        return edits
+    }
+
+    func run() throws {
+        let request = MapEditRequest(mapURL: URL(fileURLWithPath: map), path: map, edits: edits, keepsBackup: !noBackup)
+        let report = try exitOnError(Exit.failure) {
+            try MapEditRun.run(request, validator: Validator(audioInspector: SndfileAudioInspector()))
+        }
+        Console.out(report.text)
+    }
+}

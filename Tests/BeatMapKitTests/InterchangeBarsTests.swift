@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+import Testing
+
+/// Exports start their measures on the map's downbeats, and imports read the meter and bar phase back
+/// where the format stores them.
+@Suite("Bars in exports and imports")
+struct InterchangeBarsTests {
+    /// `count` beats at 120 BPM from 0.5 s in bars of `perBar`, the first `pickup` of them a pickup;
+    /// with a tempo change to 140 BPM halfway when `change`.
+    static func map(perBar: Int, pickup: Int, count: Int = 40, change: Bool = false) -> BeatMap {
+        var beats = (0..<count).map { NumberFormatting.roundedToMicroseconds(0.5 + Double($0) * 0.5) }
+        var tempo = [TempoSegment(time: 0.5 + Double(pickup) * 0.5, bpm: 120, beatsPerBar: perBar)]
+        if change {
+            let split = pickup + perBar * 4
+            let start = beats[split]
+            beats =
+                Array(beats[..<split])
+                + (0..<(count - split)).map { NumberFormatting.roundedToMicroseconds(start + Double($0) * 60 / 140) }
+            tempo.append(TempoSegment(time: start, bpm: 140, beatsPerBar: perBar))
+        }
+        return BeatMap(
+            audio: AudioReference(path: "song.ogg", duration: (beats.last ?? 0) + 2, sampleRate: 44_100), tempo: tempo,
+            beats: beats)
+    }
+
+    static let maps: [(String, BeatMap)] = [
+        ("4/4 with a one-beat pickup", map(perBar: 4, pickup: 1)),
+        ("3/4 with a two-beat pickup", map(perBar: 3, pickup: 2)),
+        ("4/4 from the first beat, with a tempo change", map(perBar: 4, pickup: 0, change: true)),
+        ("4/4 with a three-beat pickup and a tempo change", map(perBar: 4, pickup: 3, change: true)),
+    ]
+
+    @Test(
+        "StepMania (.ssc), osu! and Beat Saber give back the beats and their bar positions",
+        arguments: [InterchangeFormat.ssc, .osu, .beatsaber])
+    func roundTrip(format: InterchangeFormat) throws {
+        for (name, map) in Self.maps {
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let back = try BeatMapKitTests.roundTrip(map, format, in: folder).map
+            #expect(largestDifference(back.beats, map.beats) <= 0.001, "\(name): beats")
+            #expect(
+                BarPositions.positions(of: back) == BarPositions.positions(of: map),
+                "\(name): bar positions \(BarPositions.positions(of: back).prefix(8)) \(back.tempo ?? [])")
+        }
+    }
+
+    @Test("StepMania's measure 0 starts on the first downbeat's bar: a pickup is a leading partial measure")
+    func stepManiaOffset() throws {
+        let map = Self.map(perBar: 4, pickup: 1)
+        let text = try #require(try InterchangeFormat.sm.converter.export(map, options: ExportOptions()).first?.text)
+        // Beat 0 (measure 0) is three beats before the first beat: the downbeat of the pickup's bar.
+        #expect(text.contains("#OFFSET:1.0;"))
+        let notes = try #require(text.components(separatedBy: "1:\n     0,0,0,0,0:\n").last)
+        #expect(notes.hasPrefix("0000\n0000\n0000\n1000\n,\n0100\n"))
+        let ssc = try #require(try InterchangeFormat.ssc.converter.export(map, options: ExportOptions()).first?.text)
+        #expect(ssc.contains("#TIMESIGNATURES:0.000=4=4;"))
+    }
+
+    @Test("osu!'s timing points fall on downbeats with the map's meter; one inside a bar is a partial measure")
+    func osuTimingPoints() throws {
+        let map = Self.map(perBar: 3, pickup: 2)
+        let text = try #require(try InterchangeFormat.osu.converter.export(map, options: ExportOptions()).first?.text)
+        // The downbeat before the two-beat pickup: 0.5 − 1 beat.
+        #expect(text.contains("[TimingPoints]\n0,500,3,1,0,100,1,0\n"))
+    }
+}

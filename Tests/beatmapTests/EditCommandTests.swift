@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+import Testing
+
+@Suite("beatmap edit")
+struct EditCommandTests {
+    /// A folder holding a copy of the demo map `name`.
+    static func project(_ name: String = "demo-120") throws -> URL {
+        let folder = try CLI.temporaryFolder()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        try FileManager.default.copyItem(
+            at: root.appendingPathComponent("BeatMaps/\(name).beatmap.json"),
+            to: folder.appendingPathComponent("map.beatmap.json"))
+        return folder
+    }
+
+    @Test("--metric ½ then --metric ×2 gives back the beats within 1 µs, the first keeping a backup")
+    func halfThenDouble() throws {
+        let folder = try Self.project()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("map.beatmap.json")
+        let original = try BeatMapCodec.read(from: url)
+        let half = try CLI.run(["edit", "map.beatmap.json", "--metric", "½"], in: folder)
+        #expect(half.status == 0, "\(half.stderr)")
+        #expect(half.stdout.contains("metric level ½"))
+        #expect(half.stdout.contains("previous version kept as map.beatmap.json.bak"))
+        let double = try CLI.run(["edit", "map.beatmap.json", "--metric", "x2", "--no-backup"], in: folder)
+        #expect(double.status == 0, "\(double.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("map.beatmap.json.bak.2").path))
+        let back = try BeatMapCodec.read(from: url)
+        try #require(back.beats.count == original.beats.count)
+        #expect(zip(back.beats, original.beats).allSatisfy { abs($0 - $1) <= 1e-6 + 1e-9 })
+    }
+
+    @Test("negative values parse after their flag: --nudge -12, --shift-bar -1")
+    func negativeValues() throws {
+        let folder = try Self.project()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let nudge = try CLI.run(["edit", "map.beatmap.json", "--nudge", "-12", "--no-backup"], in: folder)
+        #expect(nudge.status == 0, "\(nudge.stderr)")
+        #expect(nudge.stdout.contains("moved by -12.0 ms"))
+        let shift = try CLI.run(["edit", "map.beatmap.json", "--shift-bar", "-1", "--no-backup"], in: folder)
+        #expect(shift.status == 0, "\(shift.stderr)")
+        #expect(shift.stdout.contains("bar lines 1 beat earlier"))
+        let map = try BeatMapCodec.read(from: folder.appendingPathComponent("map.beatmap.json"))
+        #expect(map.beats.first == 0.488)
+        #expect(BarPositions.positions(of: map).first == 2)
+    }
+
+    @Test("a bad edit writes nothing and says why; a bad flag value is a usage error")
+    func refused() throws {
+        let folder = try Self.project()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("map.beatmap.json")
+        let before = try Data(contentsOf: url)
+        let segment = try CLI.run(["edit", "map.beatmap.json", "--beats-per-bar", "3", "--segment", "4"], in: folder)
+        #expect(segment.status == 1)
+        #expect(segment.stderr.contains("there is no tempo segment 4: the map has 1"))
+        let early = try CLI.run(["edit", "map.beatmap.json", "--nudge", "-1000"], in: folder)
+        #expect(early.status == 1)
+        #expect(early.stderr.contains("fails validation"))
+        let metric = try CLI.run(["edit", "map.beatmap.json", "--metric", "5/4"], in: folder)
+        #expect(metric.status != 0)
+        #expect(metric.stderr.contains("--metric must be"))
+        #expect(try Data(contentsOf: url) == before)
+        #expect(!FileManager.default.fileExists(atPath: url.path + ".bak"))
+    }
+}
