@@ -14,7 +14,8 @@ struct Edit: ParsableCommand {
             The result is checked with the validator and written only when it has no more errors than the
             map had; the previous file is kept as MAP.bak (MAP.bak.2, … if that exists) unless --no-backup.
             Nothing is written when an edit fails. Negative values may follow their flag: --nudge -12.
-            Exit status: 0 edited (or nothing to change), 1 the map could not be edited, 2 could not run.
+
+            \(Exit.summary) 0 includes nothing to change; 2 includes an edit the map cannot take.
             """
     )
 
@@ -83,7 +84,7 @@ struct Edit: ParsableCommand {
 
     func run() throws {
         let request = MapEditRequest(mapURL: URL(fileURLWithPath: map), path: map, edits: edits, keepsBackup: !noBackup)
-        let report = try exitOnError(Exit.failure) {
+        let report = try exitOnError(Exit.couldNotRun) {
             try MapEditRun.run(request, validator: Validator(audioInspector: SndfileAudioInspector()))
         }
         Console.out(report.text)

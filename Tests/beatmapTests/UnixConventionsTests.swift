@@ -67,6 +67,7 @@ struct UnixConventionsTests {
         Row(arguments: ["preview", "missing.wav", "song.beatmap.json", "--no-ui"], status: 2),
         Row(arguments: ["analyze", "missing.wav", "--no-progress"], status: 2),
         Row(arguments: ["studio", "missing.beatmap.json", "--no-open"], status: 2),
+        Row(arguments: ["edit", "missing.beatmap.json", "--nudge", "5"], status: 2),
         // 64: usage.
         Row(arguments: ["frobnicate"], status: 64),
         Row(arguments: ["validate", "--no-such-flag", "song.beatmap.json"], status: 64),
@@ -81,6 +82,7 @@ struct UnixConventionsTests {
         Row(arguments: ["preview", "song.wav", "song.beatmap.json", "--buffer-frames", "-5"], status: 64),
         Row(arguments: ["analyze", "song.wav", "--min-bpm", "-60"], status: 64),
         Row(arguments: ["studio", "song.beatmap.json", "--port", "-1"], status: 64),
+        Row(arguments: ["edit", "song.beatmap.json"], status: 64),
     ]
 
     @Test("every command follows the one exit status table and the one error style", arguments: rows)
@@ -107,7 +109,7 @@ struct UnixConventionsTests {
 
     static let commands = [
         "analyze", "validate", "info", "export", "import", "plot", "render", "preview", "evaluate", "format",
-        "studio",
+        "studio", "edit",
     ]
 
     @Test("help fits 80 columns and states each default once")
