@@ -107,6 +107,8 @@ public struct GridFitter: Sendable {
                     })
             }
             if case .follow = model, tracked.count < 4 { model = .grid([]) }
+            // A grid on the off-beats of the kick moves onto it.
+            model = onTheKick(model, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
         }
 
         var fittedSegments: [FittedSegment]

@@ -131,6 +131,41 @@ extension GridFitter {
     }
 }
 
+extension GridFitter {
+    /// Whether the kick drum (the low band) marks the points halfway between the beats of `sequence`
+    /// rather than the beats: it alternates between the two sets as a back-beat alternates between the
+    /// beats' parities (the weaker under ``backBeatParity`` of the stronger), and the stronger set is the
+    /// midpoints. In the music a game maps, the kick falls on the beat; a hi-hat, a bass or a synth
+    /// pumping on the off-beats can outweigh it in the broadband onsets, so this reads the low band
+    /// alone, over a whole grid piece.
+    func kickMarksMidpoints(_ sequence: BeatSequence, lowBand: Novelty?) -> Bool {
+        guard let lowBand, sequence.beats.count >= 16 else { return false }
+        let on = lowBand.meanStrongest(of: sequence, step: 1, offset: 0)
+        let between = lowBand.meanStrongest(of: sequence, step: 1, offset: 0.5)
+        return between > 0 && on < Self.backBeatParity * between
+    }
+
+    /// `model` with each grid piece whose midpoints carry the kick (``kickMarksMidpoints(_:lowBand:)``)
+    /// moved by half a beat and refined there; `global` stands for the model's grid when it has no
+    /// pieces. Unchanged when no piece moves.
+    func onTheKick(
+        _ model: GridModel, global: Grid, span: ClosedRange<Double>, matcher: PeakMatcher, lowBand: Novelty?
+    ) -> GridModel {
+        guard lowBand != nil, case .grid(let pieces) = model else { return model }
+        let original =
+            pieces.isEmpty
+            ? [GridPiece(span: span, grid: refine(global, over: span, matcher: matcher, fixedPeriod: false))] : pieces
+        var moved = false
+        let result = original.map { piece -> GridPiece in
+            guard kickMarksMidpoints(BeatSequence(piece.grid, in: piece.span), lowBand: lowBand) else { return piece }
+            moved = true
+            let half = Grid(anchor: piece.grid.anchor + piece.grid.period / 2, period: piece.grid.period)
+            return GridPiece(span: piece.span, grid: refine(half, over: piece.span, matcher: matcher, fixedPeriod: true))
+        }
+        return moved ? .grid(result) : model
+    }
+}
+
 /// A change of metric level: the factor by which the tempo is multiplied.
 struct LevelChange: Sendable, Equatable {
     /// The tempo factor: 2, ½, 3⁄2 or ⅔.
