@@ -160,7 +160,8 @@ extension GridFitter {
             guard kickMarksMidpoints(BeatSequence(piece.grid, in: piece.span), lowBand: lowBand) else { return piece }
             moved = true
             let half = Grid(anchor: piece.grid.anchor + piece.grid.period / 2, period: piece.grid.period)
-            return GridPiece(span: piece.span, grid: refine(half, over: piece.span, matcher: matcher, fixedPeriod: true))
+            return GridPiece(
+                span: piece.span, grid: refine(half, over: piece.span, matcher: matcher, fixedPeriod: true))
         }
         return moved ? .grid(result) : model
     }
