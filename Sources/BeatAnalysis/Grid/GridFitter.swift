@@ -107,8 +107,12 @@ public struct GridFitter: Sendable {
                     })
             }
             if case .follow = model, tracked.count < 4 { model = .grid([]) }
-            // A grid on the off-beats of the kick moves onto it.
-            model = onTheKick(model, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
+            // A grid on the off-beats of the kick, or followed sections on them, move onto it.
+            if case .follow = model {
+                tracked = onTheKick(tracked: tracked, lowBand: lowBand)
+            } else {
+                model = onTheKick(model, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
+            }
         }
 
         var fittedSegments: [FittedSegment]

@@ -167,6 +167,48 @@ extension GridFitter {
     }
 }
 
+extension GridFitter {
+    /// How many tracked beats either side of a beat ``onTheKick(tracked:lowBand:)`` reads: four bars
+    /// of 4/4 in all, enough for the kick's pattern to show, short enough for a tracker that changed
+    /// phase for a section.
+    static let kickWindowRadius = 8
+
+    /// `tracked` with the beats whose neighbourhood (``kickWindowRadius`` beats either side) has the
+    /// kick on its midpoints (``kickMarksMidpoints(_:lowBand:)``) moved to the midpoint after them: a
+    /// tracker that slipped onto the off-beats for a section is put back on the kick there. Where the
+    /// move leaves a gap of over one and a half beats, the missing beat is put back midway.
+    func onTheKick(tracked: [Double], lowBand: Novelty?) -> [Double] {
+        let count = tracked.count
+        guard let lowBand, count >= 2 * Self.kickWindowRadius + 1 else { return tracked }
+        let sequence = BeatSequence(beats: tracked)
+        var moved = false
+        var result: [Double] = []
+        result.reserveCapacity(count)
+        for index in 0..<count {
+            let lower = max(0, min(index - Self.kickWindowRadius, count - 2 * Self.kickWindowRadius - 1))
+            let window = BeatSequence(beats: Array(tracked[lower...(lower + 2 * Self.kickWindowRadius)]))
+            if kickMarksMidpoints(window, lowBand: lowBand) {
+                moved = true
+                result.append(sequence.time(at: Double(index) + 0.5))
+            } else {
+                result.append(tracked[index])
+            }
+        }
+        guard moved else { return tracked }
+        let interval = sequence.medianInterval
+        var filled: [Double] = []
+        filled.reserveCapacity(result.count + 8)
+        for beat in result {
+            if let last = filled.last {
+                if beat - last < 0.5 * interval { continue }
+                if beat - last > 1.5 * interval { filled.append((last + beat) / 2) }
+            }
+            filled.append(beat)
+        }
+        return filled
+    }
+}
+
 /// A change of metric level: the factor by which the tempo is multiplied.
 struct LevelChange: Sendable, Equatable {
     /// The tempo factor: 2, ½, 3⁄2 or ⅔.
