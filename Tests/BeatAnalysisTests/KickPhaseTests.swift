@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatAnalysis
+import BeatMapKit
+import Foundation
+import TestSynth
+import Testing
+
+@testable import BeatAnalysis
+
+/// The kick drum decides between the beats and the points halfway between them when the broadband
+/// onsets favour the off-beats (dance music's off-beat hi-hat, bass or synth).
+@Suite("Beats on the kick")
+struct KickPhaseTests {
+    /// A low-band curve (hop 10 ms) with a rise of `onBeat` at each of `beats` and of `midpoint` halfway
+    /// to the next.
+    static func lowBand(_ beats: [Double], onBeat: Float, midpoint: Float) -> Novelty {
+        let hop = 0.01
+        var values = [Float](repeating: 0, count: Int(((beats.last ?? 0) + 2) / hop))
+        for (index, beat) in beats.enumerated() {
+            values[Int((beat / hop).rounded())] = onBeat
+            if index + 1 < beats.count {
+                values[Int(((beat + beats[index + 1]) / 2 / hop).rounded())] = midpoint
+            }
+        }
+        return Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0))
+    }
+
+    static let beats = (0..<64).map { 1 + Double($0) * 0.5 }
+
+    @Test(
+        "the kick marks the midpoints only when it alternates against the beats (the beats under half)",
+        arguments: [(0.3 as Float, true), (0.6, false), (1.0, false)])
+    func alternation(onBeat: Float, marksMidpoints: Bool) {
+        let low = Self.lowBand(Self.beats, onBeat: onBeat, midpoint: 1)
+        #expect(GridFitter().kickMarksMidpoints(BeatSequence(beats: Self.beats), lowBand: low) == marksMidpoints)
+    }
+
+    @Test("a section tracked on the off-beats moves back onto the kick; the beat lost at the switch comes back")
+    func trackedSectionMovesOntoTheKick() throws {
+        let low = Self.lowBand(Self.beats, onBeat: 1, midpoint: 0.1)
+        // The tracker follows the kick for 24 beats, then slips half a beat late (a 1.5-beat interval)
+        // and stays there.
+        let tracked = Array(Self.beats[0..<24]) + Self.beats[24..<63].map { $0 + 0.25 }
+        let moved = GridFitter().onTheKick(tracked: tracked, lowBand: low)
+        // The last beat moves to where the one after it would be.
+        try #require(moved.count == Self.beats.count)
+        for (found, truth) in zip(moved, Self.beats) {
+            #expect(abs(found - truth) < 1e-9, "\(found) for \(truth)")
+        }
+    }
+
+    @Test("beats already on the kick are left alone, however loud the off-beats")
+    func beatsOnTheKickStay() {
+        let low = Self.lowBand(Self.beats, onBeat: 1, midpoint: 0.4)
+        #expect(GridFitter().onTheKick(tracked: Self.beats, lowBand: low) == Self.beats)
+    }
+
+    @Test("a kick on every beat under a louder hi-hat on every off-beat: the map is on the kicks")
+    func analyzerFollowsTheKick() throws {
+        var track = SynthTrack(duration: 30, sampleRate: 44_100)
+        let period = 60.0 / 128
+        var truth: [Double] = []
+        var t = 0.5
+        while t < 29.5 {
+            truth.append(t)
+            track.add(.kick, at: t, gain: 0.5)
+            track.add(.hiHat, at: t + period / 2, gain: 1, seed: UInt64(truth.count))
+            t += period
+        }
+        let (result, folder) = try GridFitTests.analyse(track)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let segment = try #require(result.fit.segments.first)
+        #expect(abs(segment.bpm - 128) <= 0.02)
+        let (errors, missed) = GridFitTests.compare(result.fit.beats, truth)
+        #expect(missed == 0, "\(result.fit.beats.prefix(4)) for \(truth.prefix(4)), \(result.fit.method)")
+        #expect(errors.allSatisfy { abs($0) <= 0.005 }, "errors \(errors.first ?? 0)…\(errors.last ?? 0)")
+    }
+}
