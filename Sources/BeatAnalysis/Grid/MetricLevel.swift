@@ -175,35 +175,24 @@ extension GridFitter {
 
     /// `tracked` with the beats whose neighbourhood (``kickWindowRadius`` beats either side) has the
     /// kick on its midpoints (``kickMarksMidpoints(_:lowBand:)``) moved to the midpoint after them: a
-    /// tracker that slipped onto the off-beats for a section is put back on the kick there. Within a
-    /// window of where the neighbourhoods change their answer, each beat goes where its own kick is
-    /// stronger, so the section moves from the beat where the tracker slipped. Where the move leaves a
-    /// gap of over one and a half beats, the missing beat is put back midway.
+    /// tracker that slipped onto the off-beats for a section is put back on the kick there. Where the
+    /// move leaves a gap of over one and a half beats, the missing beat is put back midway.
     func onTheKick(tracked: [Double], lowBand: Novelty?) -> [Double] {
         let count = tracked.count
-        let radius = Self.kickWindowRadius
-        guard let lowBand, count >= 2 * radius + 1 else { return tracked }
+        guard let lowBand, count >= 2 * Self.kickWindowRadius + 1 else { return tracked }
         let sequence = BeatSequence(beats: tracked)
-        let windows = (0..<count).map { index -> Bool in
-            let lower = max(0, min(index - radius, count - 2 * radius - 1))
-            return kickMarksMidpoints(
-                BeatSequence(beats: Array(tracked[lower...(lower + 2 * radius)])), lowBand: lowBand)
-        }
-        guard windows.contains(true) else { return tracked }
-        func kick(at t: Double) -> Double {
-            max(lowBand.value(at: t - lowBand.hop), lowBand.value(at: t), lowBand.value(at: t + lowBand.hop))
-        }
         var moved = false
         var result: [Double] = []
         result.reserveCapacity(count)
         for index in 0..<count {
-            let near = windows[max(0, index - radius)...min(count - 1, index + radius)]
-            let midpoint = sequence.time(at: Double(index) + 0.5)
-            let move =
-                near.contains(true) && near.contains(false)
-                ? kick(at: midpoint) > kick(at: tracked[index]) : windows[index]
-            moved = moved || move
-            result.append(move ? midpoint : tracked[index])
+            let lower = max(0, min(index - Self.kickWindowRadius, count - 2 * Self.kickWindowRadius - 1))
+            let window = BeatSequence(beats: Array(tracked[lower...(lower + 2 * Self.kickWindowRadius)]))
+            if kickMarksMidpoints(window, lowBand: lowBand) {
+                moved = true
+                result.append(sequence.time(at: Double(index) + 0.5))
+            } else {
+                result.append(tracked[index])
+            }
         }
         guard moved else { return tracked }
         let interval = sequence.medianInterval
