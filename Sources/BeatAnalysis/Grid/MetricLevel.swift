@@ -146,8 +146,8 @@ extension GridFitter {
     }
 
     /// `model` with each grid piece whose midpoints carry the kick (``kickMarksMidpoints(_:lowBand:)``)
-    /// moved by half a beat and refined there; `global` stands for the model's grid when it has no
-    /// pieces. Unchanged when no piece moves.
+    /// moved by half a beat and refined there. A model without pieces stands for `global` refined over
+    /// `span`; it comes back as that one piece, so the grid is refined once.
     func onTheKick(
         _ model: GridModel, global: Grid, span: ClosedRange<Double>, matcher: PeakMatcher, lowBand: Novelty?
     ) -> GridModel {
@@ -155,15 +155,15 @@ extension GridFitter {
         let original =
             pieces.isEmpty
             ? [GridPiece(span: span, grid: refine(global, over: span, matcher: matcher, fixedPeriod: false))] : pieces
-        var moved = false
-        let result = original.map { piece -> GridPiece in
-            guard kickMarksMidpoints(BeatSequence(piece.grid, in: piece.span), lowBand: lowBand) else { return piece }
-            moved = true
-            let half = Grid(anchor: piece.grid.anchor + piece.grid.period / 2, period: piece.grid.period)
-            return GridPiece(
-                span: piece.span, grid: refine(half, over: piece.span, matcher: matcher, fixedPeriod: true))
-        }
-        return moved ? .grid(result) : model
+        return .grid(
+            original.map { piece in
+                guard kickMarksMidpoints(BeatSequence(piece.grid, in: piece.span), lowBand: lowBand) else {
+                    return piece
+                }
+                let half = Grid(anchor: piece.grid.anchor + piece.grid.period / 2, period: piece.grid.period)
+                return GridPiece(
+                    span: piece.span, grid: refine(half, over: piece.span, matcher: matcher, fixedPeriod: true))
+            })
     }
 }
 
