@@ -6,8 +6,9 @@ import Testing
 @testable import BeatAnalysis
 
 /// The ⅔ level needs a third of the beats to stand out: strong off-beats over a kick alike on every
-/// beat (disco) are not a slower beat.
-@Suite("Two-thirds level")
+/// beat (disco) are not a slower beat. The 3⁄2 level needs the opposite: none of its own thirds may
+/// stand out, as one does when the beat is swung.
+@Suite("Ternary levels")
 struct TwoThirdsLevelTests {
     /// An onset envelope (hop 10 ms) with a peak of `beat(k)` on beat `k` (every 0.5 s) and of
     /// `offBeat` halfway between beats.
@@ -38,5 +39,57 @@ struct TwoThirdsLevelTests {
         let (novelty, sequence) = Self.novelty(beat: { $0 % 3 == 0 ? 1 : 0.3 }, offBeat: 0)
         let fitter = GridFitter()
         #expect(fitter.thirdStandsOut(novelty, sequence))
+    }
+
+    /// An onset envelope (hop 10 ms) over 58 s with a peak of `strength(t)` at each of `times` (three
+    /// hops wide, as a real onset's rise), and the beats every 0.6 s (100 BPM) from 1 s: their thirds
+    /// fall on whole hops.
+    static func novelty(peaks times: [Double], strength: (Double) -> Float) -> (Novelty, BeatSequence) {
+        let hop = 0.01
+        var values = [Float](repeating: 0, count: 6_000)
+        for t in times {
+            let index = Int((t / hop).rounded())
+            values[index] = strength(t)
+            values[index - 1] = max(values[index - 1], strength(t) / 2)
+            values[index + 1] = max(values[index + 1], strength(t) / 2)
+        }
+        let envelope = OnsetEnvelope(values: values, hopDuration: hop, startTime: 0)
+        return (Novelty(envelope: envelope), BeatSequence(beats: (0..<95).map { 1 + Double($0) * 0.6 }))
+    }
+
+    @Test("a swung beat (a strong point at ⅔ of each beat, a weaker one at ⅓) keeps its level; 3⁄2 is set aside")
+    func swingKeepsLevel() throws {
+        // Each beat: its own onset and the swung eighth at ⅔ (both 1), the triplet at ⅓ (0.6). The 3⁄2
+        // level's points land on beat, swung eighth and triplet in turn.
+        var strengths: [Int: Float] = [:]
+        for k in 0..<95 {
+            for (third, strength) in [(0, 1 as Float), (1, 0.6), (2, 1)] { strengths[3 * k + third] = strength }
+        }
+        let times = strengths.keys.sorted().map { 1 + Double($0) * 0.2 }
+        let (novelty, sequence) = Self.novelty(peaks: times) { strengths[Int((($0 - 1) / 0.2).rounded())] ?? 0 }
+        let fitter = GridFitter()
+        #expect(fitter.levelChange(sequence, novelty: novelty) == nil)
+        let grid = GridFitter.Grid(anchor: 1, period: 0.6)
+        let matcher = PeakMatcher(peaks: novelty.envelope.peaks())
+        let chosen = fitter.chooseLevel(grid, novelty: novelty, matcher: matcher, span: 1...57)
+        #expect(abs(chosen.grid.period - 0.6) < 0.005)
+        let setAside = try #require(chosen.setAside)
+        #expect(abs(setAside.period - 0.4) < 0.005)
+    }
+
+    @Test("beats every ⅔ of a tracked beat and eighths between them (150 BPM tracked at 100): 3⁄2")
+    func evenThirdsGoToThreeHalves() {
+        // 150 BPM: beats every 0.4 s (1), eighths between them (0.5). Tracked at 100, the beats land on
+        // a beat and an eighth in turn; the points every ⅔ of a beat are the 150 BPM beats, all alike.
+        let times = (0..<280).map { 1 + Double($0) * 0.2 }
+        let (novelty, sequence) = Self.novelty(peaks: times) { t in
+            Int(((t - 1) / 0.2).rounded()).isMultiple(of: 2) ? 1 : 0.5
+        }
+        #expect(GridFitter().levelChange(sequence, novelty: novelty) == LevelChange(factor: 1.5))
+        let grid = GridFitter.Grid(anchor: 1, period: 0.6)
+        let matcher = PeakMatcher(peaks: novelty.envelope.peaks())
+        let chosen = GridFitter().chooseLevel(grid, novelty: novelty, matcher: matcher, span: 1...57)
+        #expect(abs(chosen.grid.period - 0.4) < 0.005)
+        #expect(chosen.setAside == nil)
     }
 }

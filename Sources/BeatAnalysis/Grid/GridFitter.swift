@@ -80,7 +80,16 @@ public struct GridFitter: Sendable {
             // by their neighbours, barely stand out (corpus, train split: non-music 1.2–3.0, music 3.8
             // and up, music whose tempo drifts 5.5 and up). A grid's score would not do: drift pulls it
             // down, and a steady tone's tiny ripple pushes it up.
-            let salience = trackedScore(tracked, novelty: novelty, span: span)
+            var salience = trackedScore(tracked, novelty: novelty, span: span)
+            // The 3⁄2 level the tempo estimate set aside for a third of its beats standing out is a
+            // preference among levels, not evidence that there is no beat: before calling the audio
+            // beatless, its beats are tracked too (a swung ride's dotted rhythm can stand out more
+            // than its beats).
+            if salience < Self.minimumSalience, let setAside = global.setAside {
+                let other = trackBeats(novelty: novelty, peaks: peaks, period: setAside.period, span: span)
+                let otherSalience = trackedScore(other, novelty: novelty, span: span)
+                if otherSalience > salience { (tracked, salience, period) = (other, otherSalience, setAside.period) }
+            }
             guard salience >= Self.minimumSalience else { throw .noRegularBeat(score: salience) }
             trackedSalience = salience
             let observations = observe(tracked, matcher: matcher, period: period)

@@ -28,7 +28,7 @@ extension GridFitter {
     /// through the matched onsets grown outward over the whole span, then the metric level.
     func fitSegment(
         novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>, lowBand: Novelty? = nil
-    ) -> (grid: Grid, score: Double, alternatives: [MetricAlternative])? {
+    ) -> (grid: Grid, score: Double, alternatives: [MetricAlternative], setAside: Grid?)? {
         let forced = options.forcedBPM.map { 60 / $0 }
         let period: Double
         if let forced {
@@ -51,11 +51,12 @@ extension GridFitter {
         // when the off-beats are nearly as strong as the beats. The tempo limits bound both; a ternary
         // level (⅔, 3⁄2) replaces the beat only when its points clearly outscore the beats.
         guard novelty.mean(in: span) > 0 else { return nil }
+        var setAside: Grid?
         if forced == nil {
-            grid = chooseLevel(grid, novelty: novelty, matcher: matcher, span: span, lowBand: lowBand)
+            (grid, setAside) = chooseLevel(grid, novelty: novelty, matcher: matcher, span: span, lowBand: lowBand)
         }
         let scored = score(grid, novelty: novelty, span: span)
-        return (grid, scored.score, scored.alternatives)
+        return (grid, scored.score, scored.alternatives, setAside)
     }
 
     /// The metric level for `start`, by the metrical hierarchy seen in the onsets. At the beat level of
@@ -67,10 +68,14 @@ extension GridFitter {
     /// (< 30 % of the others) or when nothing lies between the beats (no point at ¼, ⅓, ½, ⅔ or ¾ of a
     /// beat reaches 10 % of the beats) and the parities differ (< 70 %).
     /// The tempo hint bounds both. The 3⁄2 level replaces the beat when its points carry 3⁄4 of the
-    /// beats' strength (as for doubling); the ⅔ level only when its points clearly outscore the beats'.
+    /// beats' strength (as for doubling) and none of its thirds stands out from the other two (a swung
+    /// beat's would); the ⅔ level only when its points clearly outscore the beats' and a third of the
+    /// beats stands out (``thirdStandsOut(_:_:)``). Returns the level and the 3⁄2 level when only its
+    /// thirds set it aside, for ``fit(_:duration:trackerBeats:levels:lowLevels:blockLevels:blockDuration:)``
+    /// to fall back on before it calls music beatless.
     func chooseLevel(
         _ start: Grid, novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>, lowBand: Novelty? = nil
-    ) -> Grid {
+    ) -> (grid: Grid, setAside: Grid?) {
         var grid = start
         func bpm(_ grid: Grid) -> Double { 60 / grid.period }
         let lowest = options.minimumBPM * 0.97
@@ -105,20 +110,28 @@ extension GridFitter {
             visited.append(bpm(grid))
         }
         let beats = novelty.levelGrid(grid, tempoFactor: 1, in: span).score
+        var setAside: Grid?
         for factor in [1.5, 2.0 / 3.0] {
             let ternary = novelty.levelGrid(grid, tempoFactor: factor, in: span)
             let tempo = bpm(ternary.grid)
             // Like doubling, the faster ternary level (3⁄2) wins when its points carry 3⁄4 of the beats'
             // strength; the slower one (⅔) only when it clearly outscores them.
             let needed = factor > 1 ? 0.75 : 1.15
-            // And the slower only when a third of the beats stands out (thirdStandsOut(_:_:)).
-            if ternary.score > needed * beats, tempo >= lowest, tempo <= highest,
-                factor > 1 || thirdStandsOut(novelty, BeatSequence(grid, in: span))
-            {
-                return refine(ternary.grid, over: span, matcher: matcher, fixedPeriod: false)
+            guard ternary.score > needed * beats, tempo >= lowest, tempo <= highest else { continue }
+            if factor < 1 {
+                // The slower only when a third of the beats stands out (thirdStandsOut(_:_:)).
+                if thirdStandsOut(novelty, BeatSequence(grid, in: span)) {
+                    return (refine(ternary.grid, over: span, matcher: matcher, fixedPeriod: false), nil)
+                }
+            } else {
+                // The faster only when none of its own thirds does: a swung beat (a strong point at ⅔ of
+                // each beat) lifts two of every three of its points and leaves the third empty.
+                let faster = refine(ternary.grid, over: span, matcher: matcher, fixedPeriod: false)
+                if !thirdStandsOut(novelty, BeatSequence(ternary.grid, in: span)) { return (faster, nil) }
+                setAside = faster
             }
         }
-        return grid
+        return (grid, setAside)
     }
 
     /// Grows a least-squares fit outward from `seedWindow` until it covers `span`.

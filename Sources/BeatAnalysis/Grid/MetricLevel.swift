@@ -255,8 +255,15 @@ extension GridFitter {
         if bpm > highest || (halve && bpm / 2 >= lowest) { return LevelChange(factor: 0.5) }
         if bpm < lowest || (double && bpm * 2 <= highest) { return LevelChange(factor: 2) }
         // Ternary levels: points every ⅔ of a beat (3⁄2 the tempo) or every 1½ beats (⅔ the tempo).
-        let fast = (0..<4).map { novelty.mean(of: sequence, step: 2.0 / 3.0, offset: Double($0) / 6) }.max() ?? 0
-        if fast > 0.75 * beats, bpm * 1.5 <= highest { return LevelChange(factor: 1.5) }
+        let fastOffsets = (0..<4).map { Double($0) / 6 }
+        let fastMeans = fastOffsets.map { novelty.mean(of: sequence, step: 2.0 / 3.0, offset: $0) }
+        let fast = fastMeans.max() ?? 0
+        if fast > 0.75 * beats, bpm * 1.5 <= highest {
+            let offset = fastOffsets[fastMeans.firstIndex(of: fast) ?? 0]
+            let count = Int((Double(sequence.beats.count - 1) - offset) * 1.5) + 1
+            let candidate = BeatSequence(beats: (0..<count).map { sequence.time(at: offset + Double($0) * 2 / 3) })
+            if !thirdStandsOut(novelty, candidate) { return LevelChange(factor: 1.5) }
+        }
         let slow = [0.0, 0.5, 1.0].map { novelty.mean(of: sequence, step: 1.5, offset: $0) }.max() ?? 0
         if slow > 1.15 * beats, bpm / 1.5 >= lowest, thirdStandsOut(novelty, sequence) {
             return LevelChange(factor: 2.0 / 3.0)
