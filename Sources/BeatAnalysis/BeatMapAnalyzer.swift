@@ -129,7 +129,7 @@ public struct BeatMapAnalyzer: Sendable {
     static func bars(_ fit: GridFit, analysis: AudioAnalysis, forced: Int?) -> BarEstimate? {
         guard let forced else { return BarLayout.estimate(fit, analysis: analysis) }
         guard !fit.beats.isEmpty else { return nil }
-        return BarLayout.estimate(fit, analysis: analysis, meters: [forced], minimumPhaseConfidence: 0)
+        return BarLayout.estimate(fit, analysis: analysis, meters: [forced])
             ?? BarEstimate(beatsPerBar: forced, firstDownbeat: 0, phaseConfidence: 0, meterConfidence: 1)
     }
 

@@ -15,11 +15,11 @@ import Foundation
 ///   downbeats) gets none: its beats count on from the last downbeat before it.
 public enum BarLayout {
     /// The estimate for the beats of `fit`, from the curves of `analysis`; `nil` when there are too
-    /// few beats or the bar phase is less sure than `minimumPhaseConfidence`. `meters` limits the meters
-    /// considered (e.g. to one the user gave).
+    /// few beats. It is given however unsure its phase (the confidence goes in `analysis.bars`): a
+    /// mapper's editor puts bar lines somewhere, and the likeliest phase is right far more often than
+    /// the first beat (docs/bars.md). `meters` limits the meters considered (e.g. to one the user gave).
     public static func estimate(
-        _ fit: GridFit, analysis: AudioAnalysis, meters: [Int] = MeterEstimator.prior.map(\.beatsPerBar),
-        minimumPhaseConfidence: Double = MeterEstimator.minimumPhaseConfidence
+        _ fit: GridFit, analysis: AudioAnalysis, meters: [Int] = MeterEstimator.prior.map(\.beatsPerBar)
     ) -> BarEstimate? {
         let estimator = MeterEstimator(meters: meters)
         guard fit.beats.count >= estimator.minimumBeats else { return nil }
@@ -29,10 +29,7 @@ public enum BarLayout {
             lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
             chroma: analysis.chroma,
             hopDuration: envelope.hopDuration)
-        guard let estimate = estimator.estimate(features),
-            estimate.phaseConfidence >= minimumPhaseConfidence
-        else { return nil }
-        return estimate
+        return estimator.estimate(features)
     }
 
     /// The tempo map of `segments` (in time order, their beats together the map's beats) with the bars

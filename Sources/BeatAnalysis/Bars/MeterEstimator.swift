@@ -50,12 +50,6 @@ public struct MeterEstimator: Sendable {
     /// The log-likelihoods are divided by this: about the number of beats whose accents move together.
     public static let temperature = 4.0
 
-    /// The least ``BarEstimate/phaseConfidence`` a map's bars are written with: the bar phase must be
-    /// more probable than all the other phases together. Below it the audio does not say where the
-    /// bars are (a click track, a drone with a beat), and the map says nothing about bars rather than
-    /// guess.
-    public static let minimumPhaseConfidence = 0.5
-
     /// Variance per beat, in standardised units, added to both sides of the likelihood ratio: what
     /// is left of a feature that only varies by its noise floor (``BarFeatures/standardised(_:floor:)``).
     static let noiseVariance = 0.05
