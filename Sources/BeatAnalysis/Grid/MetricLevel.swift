@@ -221,8 +221,9 @@ extension GridFitter {
     /// along the tracked beats instead of a fixed grid so that they hold through tempo changes and drift:
     /// halve when every other beat is nearly empty, or when nothing lies between the beats and the
     /// parities differ; double when the parities are alike and the off-beats strong, or when the
-    /// off-beats are nearly as strong as the beats; 3⁄2 when its points carry ¾ of the beats' strength;
-    /// ⅔ only when its points clearly outscore the beats. The tempo hint bounds them all.
+    /// off-beats are nearly as strong as the beats; 3⁄2 when its points carry ¾ of the beats' strength
+    /// and none of its thirds stands out (a swung beat's would); ⅔ only when its points clearly
+    /// outscore the beats and a third of the beats stands out. The tempo hint bounds them all.
     ///
     /// The low band (kick drum and bass, when known) vetoes doubling where it alternates between the
     /// beats' two parities: kick on one, snare on the other is the back-beat, the mark of the beat level
