@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 public import BeatMapKit
-public import BeatPreview
+import BeatPreview
 public import Foundation
 import HTTPTypes
 import Hummingbird

@@ -2,7 +2,7 @@
 
 public import BeatAudio
 public import BeatMapKit
-public import BeatPreview
+import BeatPreview
 public import Foundation
 
 /// What the studio works on: one map file and one audio file, chosen at launch.
