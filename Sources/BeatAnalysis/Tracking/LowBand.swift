@@ -56,11 +56,9 @@ struct LowBand: Sendable {
     /// ``Novelty``.
     static func novelty(levels: [Float], like envelope: OnsetEnvelope) -> Novelty? {
         guard levels.count >= 3 else { return nil }
-        let sorted = levels.filter { $0 > 0 }.sorted()
-        guard !sorted.isEmpty else { return nil }
-        // Energies relative to the loud level, floored 60 dB below it.
-        let loud = Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))])
-        guard loud > 0 else { return nil }
+        // Energies relative to the loud level (the 95th percentile of the sounding hops), floored 60 dB
+        // below it.
+        guard let loud = Self.percentile95(ofPositive: levels).map(Double.init), loud > 0 else { return nil }
         let floor = loud * 1e-6
         var previous = log(max(Double(levels[0]), floor) / loud)
         var values = [Float](repeating: 0, count: levels.count)
@@ -73,5 +71,45 @@ struct LowBand: Sendable {
         return Novelty(
             envelope: OnsetEnvelope(
                 values: values, hopDuration: envelope.hopDuration, startTime: envelope.hopDuration * 0.5))
+    }
+
+    /// The value at index ⌊0.95·n⌋ of the `n` positive values of `levels` sorted ascending (the last
+    /// when that is past the end), or `nil` when none is positive: found with a min-heap of the
+    /// largest ones (a twentieth of them) instead of a sorted copy of an hour's levels.
+    static func percentile95(ofPositive levels: [Float]) -> Float? {
+        var positive = 0
+        for level in levels where level > 0 { positive += 1 }
+        guard positive > 0 else { return nil }
+        let index = min(positive - 1, Int(Double(positive) * 0.95))
+        // The wanted value is the (positive − index)-th largest.
+        let keep = positive - index
+        var heap: [Float] = []
+        heap.reserveCapacity(keep)
+        for level in levels where level > 0 {
+            if heap.count < keep {
+                heap.append(level)
+                var child = heap.count - 1
+                while child > 0 {
+                    let parent = (child - 1) / 2
+                    guard heap[child] < heap[parent] else { break }
+                    heap.swapAt(child, parent)
+                    child = parent
+                }
+            } else if level > heap[0] {
+                heap[0] = level
+                var parent = 0
+                while true {
+                    let left = 2 * parent + 1
+                    let right = left + 1
+                    var smallest = parent
+                    if left < keep, heap[left] < heap[smallest] { smallest = left }
+                    if right < keep, heap[right] < heap[smallest] { smallest = right }
+                    guard smallest != parent else { break }
+                    heap.swapAt(parent, smallest)
+                    parent = smallest
+                }
+            }
+        }
+        return heap.first
     }
 }
