@@ -86,9 +86,10 @@ public struct GridFitter: Sendable {
             // beatless, its beats are tracked too (a swung ride's dotted rhythm can stand out more
             // than its beats).
             if salience < Self.minimumSalience, let setAside = global.setAside {
-                let other = trackBeats(novelty: novelty, peaks: peaks, period: setAside.period, span: span)
+                let level = refine(setAside, over: span, matcher: matcher, fixedPeriod: false).period
+                let other = trackBeats(novelty: novelty, peaks: peaks, period: level, span: span)
                 let otherSalience = trackedScore(other, novelty: novelty, span: span)
-                if otherSalience > salience { (tracked, salience, period) = (other, otherSalience, setAside.period) }
+                if otherSalience > salience { (tracked, salience, period) = (other, otherSalience, level) }
             }
             guard salience >= Self.minimumSalience else { throw .noRegularBeat(score: salience) }
             trackedSalience = salience

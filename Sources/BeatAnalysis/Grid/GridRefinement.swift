@@ -71,8 +71,9 @@ extension GridFitter {
     /// beats' strength (as for doubling) and none of its thirds stands out from the other two (a swung
     /// beat's would); the ⅔ level only when its points clearly outscore the beats' and a third of the
     /// beats stands out (``thirdStandsOut(_:_:)``). Returns the level and the 3⁄2 level when only its
-    /// thirds set it aside, for ``fit(_:duration:trackerBeats:levels:lowLevels:blockLevels:blockDuration:)``
-    /// to fall back on before it calls music beatless.
+    /// thirds set it aside (unrefined: refining it is only worth it where it is used), for
+    /// ``fit(_:duration:trackerBeats:levels:lowLevels:blockLevels:blockDuration:)`` to fall back on
+    /// before it calls music beatless.
     func chooseLevel(
         _ start: Grid, novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>, lowBand: Novelty? = nil
     ) -> (grid: Grid, setAside: Grid?) {
@@ -126,9 +127,10 @@ extension GridFitter {
             } else {
                 // The faster only when none of its own thirds does: a swung beat (a strong point at ⅔ of
                 // each beat) lifts two of every three of its points and leaves the third empty.
-                let faster = refine(ternary.grid, over: span, matcher: matcher, fixedPeriod: false)
-                if !thirdStandsOut(novelty, BeatSequence(ternary.grid, in: span)) { return (faster, nil) }
-                setAside = faster
+                if !thirdStandsOut(novelty, BeatSequence(ternary.grid, in: span)) {
+                    return (refine(ternary.grid, over: span, matcher: matcher, fixedPeriod: false), nil)
+                }
+                setAside = ternary.grid
             }
         }
         return (grid, setAside)
