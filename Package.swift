@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // Pure Swift, Foundation only: what a game imports.
@@ -54,7 +55,11 @@ let package = Package(
         .target(name: "BeatAudio", dependencies: ["BeatMapKit", "CSndfile", "CSoxr"]),
 
         // Onset/tempo detection at the analysis rate and grid fitting.
-        .target(name: "BeatAnalysis", dependencies: ["BeatMapKit", "BeatAudio", "CAubio"]),
+        .target(
+            name: "BeatAnalysis",
+            dependencies: [
+                "BeatMapKit", "BeatAudio", "CAubio", .product(name: "HeapModule", package: "swift-collections"),
+            ]),
 
         // Click synthesis, the mixer, the streaming renderer and realtime output through PortAudio.
         .target(name: "BeatPreview", dependencies: ["BeatMapKit", "BeatAudio", "CPortAudio"]),

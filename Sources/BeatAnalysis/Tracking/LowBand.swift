@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
+import HeapModule
 
 /// A second-order low-pass filter at 150 Hz (a Butterworth biquad by the bilinear transform) that
 /// measures, hop by hop, the energy of the kick drum and the bass. Broadband onset strength cannot tell
@@ -74,42 +75,23 @@ struct LowBand: Sendable {
     }
 
     /// The value at index ⌊0.95·n⌋ of the `n` positive values of `levels` sorted ascending (the last
-    /// when that is past the end), or `nil` when none is positive: found with a min-heap of the
-    /// largest ones (a twentieth of them) instead of a sorted copy of an hour's levels.
+    /// when that is past the end), or `nil` when none is positive: the least of the largest ones (a
+    /// twentieth of them), kept in a min-heap (swift-collections' `Heap`) instead of a sorted copy of
+    /// an hour's levels.
     static func percentile95(ofPositive levels: [Float]) -> Float? {
         var positive = 0
         for level in levels where level > 0 { positive += 1 }
         guard positive > 0 else { return nil }
-        let index = min(positive - 1, Int(Double(positive) * 0.95))
         // The wanted value is the (positive − index)-th largest.
-        let keep = positive - index
-        var heap: [Float] = []
-        heap.reserveCapacity(keep)
+        let keep = positive - min(positive - 1, Int(Double(positive) * 0.95))
+        var largest = Heap<Float>(minimumCapacity: keep)
         for level in levels where level > 0 {
-            if heap.count < keep {
-                heap.append(level)
-                var child = heap.count - 1
-                while child > 0 {
-                    let parent = (child - 1) / 2
-                    guard heap[child] < heap[parent] else { break }
-                    heap.swapAt(child, parent)
-                    child = parent
-                }
-            } else if level > heap[0] {
-                heap[0] = level
-                var parent = 0
-                while true {
-                    let left = 2 * parent + 1
-                    let right = left + 1
-                    var smallest = parent
-                    if left < keep, heap[left] < heap[smallest] { smallest = left }
-                    if right < keep, heap[right] < heap[smallest] { smallest = right }
-                    guard smallest != parent else { break }
-                    heap.swapAt(parent, smallest)
-                    parent = smallest
-                }
+            if largest.count < keep {
+                largest.insert(level)
+            } else if let least = largest.min, level > least {
+                _ = largest.replaceMin(with: level)
             }
         }
-        return heap.first
+        return largest.min
     }
 }
