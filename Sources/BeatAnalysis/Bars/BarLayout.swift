@@ -29,7 +29,11 @@ public enum BarLayout {
             lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
             chroma: analysis.chroma,
             hopDuration: envelope.hopDuration)
-        return estimator.estimate(features)
+        guard var estimate = estimator.estimate(features) else { return nil }
+        // Followed beats can lose or gain a beat, and each of their beats starts a segment of its own,
+        // so the map can say where the bar phase changes; a grid's beats cannot drift off their bars.
+        if fit.method == .follow { estimate.sections = estimator.sections(features, estimate: estimate) }
+        return estimate
     }
 
     /// The tempo map of `segments` (in time order, their beats together the map's beats) with the bars

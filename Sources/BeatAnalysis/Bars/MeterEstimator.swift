@@ -15,17 +15,51 @@ public struct BarEstimate: Sendable, Equatable {
     public var meterConfidence: Double
     /// The most probable other meter and its probability, if any other was considered.
     public var runnerUp: (beatsPerBar: Int, probability: Double)?
+    /// Where the bar phase changes along the beats, in order (``BarSection``); empty when one phase,
+    /// ``firstDownbeat``'s, holds for all of them. Only followed beats get sections: a tracker that
+    /// dropped or doubled a beat moves every later bar line by a beat (see ``MeterEstimator``).
+    public var sections: [BarSection] = []
+
+    /// An estimate of one bar phase throughout.
+    public init(
+        beatsPerBar: Int, firstDownbeat: Int, phaseConfidence: Double, meterConfidence: Double,
+        runnerUp: (beatsPerBar: Int, probability: Double)? = nil
+    ) {
+        self.beatsPerBar = beatsPerBar
+        self.firstDownbeat = firstDownbeat
+        self.phaseConfidence = phaseConfidence
+        self.meterConfidence = meterConfidence
+        self.runnerUp = runnerUp
+    }
 
     /// Whether beat `index` is a downbeat.
     public func isDownbeat(_ index: Int) -> Bool {
-        index >= firstDownbeat && (index - firstDownbeat) % beatsPerBar == 0
+        if let section = sections.last(where: { $0.start <= index }) {
+            return (section.position + index - section.start) % beatsPerBar == 0
+        }
+        return index >= firstDownbeat && (index - firstDownbeat) % beatsPerBar == 0
     }
 
     public static func == (lhs: BarEstimate, rhs: BarEstimate) -> Bool {
         lhs.beatsPerBar == rhs.beatsPerBar && lhs.firstDownbeat == rhs.firstDownbeat
             && lhs.phaseConfidence == rhs.phaseConfidence && lhs.meterConfidence == rhs.meterConfidence
             && lhs.runnerUp?.beatsPerBar == rhs.runnerUp?.beatsPerBar
-            && lhs.runnerUp?.probability == rhs.runnerUp?.probability
+            && lhs.runnerUp?.probability == rhs.runnerUp?.probability && lhs.sections == rhs.sections
+    }
+}
+
+/// A run of beats with one bar phase: from beat `start` on (to the next section), beat `start` is at
+/// `position` in its bar (0 the downbeat, up to the meter less one) and each later beat one further.
+public struct BarSection: Sendable, Equatable {
+    /// Index of the section's first beat.
+    public var start: Int
+    /// Where in its bar that beat falls: 0 for a downbeat.
+    public var position: Int
+
+    /// A section from beat `start`, at `position` in its bar.
+    public init(start: Int, position: Int) {
+        self.start = start
+        self.position = position
     }
 }
 
