@@ -119,7 +119,7 @@ public struct GridFitter: Sendable {
             if case .follow = model, tracked.count < 4 { model = .grid([]) }
             // A grid on the off-beats of the kick, or followed sections on them, move onto it.
             if case .follow = model {
-                tracked = onTheKick(tracked: tracked, lowBand: lowBand)
+                tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand)
             } else {
                 model = onTheKick(model, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
             }

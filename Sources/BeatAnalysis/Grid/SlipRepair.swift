@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+extension GridFitter {
+    /// Most beat intervals a slip of the tracker spans: two bars of 4/4.
+    static let slipMaximumBeats = 8
+    /// Intervals either side of an interval its reference period is the median of, and that must be
+    /// steady either side of a slip.
+    static let slipContextBeats = 16
+    /// How far (a fraction of the reference period) an interval must lie from it to count in a slip,
+    /// and the mean deviation either side of a slip under which the tempo there counts as steady:
+    /// 3 %, the most a drift as fast as the corpus's ±3 % in 30 s moves an interval from the median
+    /// of the 33 around it.
+    static let slipDeviation = 0.03
+
+    /// `tracked` with the tracker's half-beat slips undone: where it left the beat for the off-beats
+    /// and came back, or went off for good, the beats on the off-beat side move half a beat.
+    ///
+    /// A slip is a short run of intervals (at most ``slipMaximumBeats``) that all lie the same way from
+    /// the tempo around them (the median of ``slipContextBeats`` intervals either side) and together
+    /// add or remove half a beat (0.35–0.65 of one), with the tempo steady before and after it. Music
+    /// does not do that: a tempo change stays changed, a drift moves an interval a percent or two, a
+    /// fill keeps its beat. A tracker does, where the off-beats outweigh the beats for a while (an
+    /// intro of off-beat plucks without a kick, a section of off-beat hi-hats): its path pays a few
+    /// nats for the detour and gains them back on the off-beats. Each slip flips the runs of beats
+    /// after it between the beat and the off-beat, so only two answers remain for the whole song, and
+    /// the kick chooses between them over all the runs together — an intro without a kick then takes
+    /// its phase from the sections that have one, which no neighbourhood of its own could give it.
+    /// ``onTheKick(tracked:lowBand:)`` then reads the kick section by section as before. The beats
+    /// inside a slip are laid again evenly between the beats either side of it. Without a low band
+    /// nothing can choose, and the beats are returned as they are.
+    func repairingSlips(_ tracked: [Double], lowBand: Novelty?) -> [Double] {
+        let count = tracked.count
+        guard let lowBand, count >= 4 * Self.slipContextBeats else { return tracked }
+        let intervals = zip(tracked.dropFirst(), tracked).map { $0 - $1 }
+        let context = Self.slipContextBeats
+        var reference = [Double](repeating: 0, count: intervals.count)
+        for index in intervals.indices {
+            var window = Array(intervals[max(0, index - context)..<min(intervals.count, index + context + 1)])
+            window.sort()
+            reference[index] = window[window.count / 2]
+        }
+        guard reference.allSatisfy({ $0 > 0 }) else { return tracked }
+        let deviation = intervals.indices.map { (intervals[$0] - reference[$0]) / reference[$0] }
+
+        func steady(_ range: Range<Int>) -> Bool {
+            let clamped = max(0, range.lowerBound)..<min(deviation.count, range.upperBound)
+            guard clamped.count >= Self.slipMaximumBeats else { return false }
+            let mean = clamped.reduce(0.0) { $0 + abs(deviation[$1]) } / Double(clamped.count)
+            return mean < Self.slipDeviation
+        }
+
+        // Slips, as ranges of interval indices (interval i runs from beat i to beat i + 1).
+        var slips: [Range<Int>] = []
+        var start = 0
+        while start < deviation.count {
+            let sign: Double = deviation[start] >= 0 ? 1 : -1
+            var sum = 0.0
+            var end = start
+            while end < deviation.count, end - start < Self.slipMaximumBeats,
+                sign * deviation[end] > Self.slipDeviation
+            {
+                sum += deviation[end]
+                end += 1
+            }
+            let slip = start..<end
+            if !slip.isEmpty, (0.35...0.65).contains(abs(sum)),
+                steady((start - Self.slipMaximumBeats)..<start), steady(end..<(end + Self.slipMaximumBeats))
+            {
+                slips.append(slip)
+                start = end
+            } else {
+                start += 1
+            }
+        }
+        guard !slips.isEmpty else { return tracked }
+
+        // Runs of beats between slips (beat ranges; a slip's inner beats belong to none). Each slip
+        // flips the runs after it between the beat and the off-beat; which of the two sides is the
+        // beat is the kick's call over all of them together: on each run, how much more the low band
+        // falls on its beats than on their midpoints (log of the ratio, times its beats), summed with
+        // the sign of the run's side.
+        var runs: [Range<Int>] = []
+        var first = 0
+        for slip in slips {
+            runs.append(first..<(slip.lowerBound + 1))
+            first = slip.upperBound
+        }
+        runs.append(first..<count)
+        var balance = 0.0
+        for (index, run) in runs.enumerated() where run.count >= 2 {
+            let beats = BeatSequence(beats: Array(tracked[run]))
+            let on = lowBand.meanStrongest(of: beats, step: 1, offset: 0)
+            let between = lowBand.meanStrongest(of: beats, step: 1, offset: 0.5)
+            guard on > 0, between > 0 else { continue }
+            balance += (index % 2 == 0 ? 1 : -1) * Double(run.count) * log(on / between)
+        }
+        // balance > 0: the first run's side is the beat.
+        let beatSide = balance >= 0 ? 0 : 1
+        var moved = [Bool](repeating: false, count: count)
+        var inside = [Bool](repeating: false, count: count)
+        for (index, run) in runs.enumerated() where index % 2 != beatSide {
+            for beat in run { moved[beat] = true }
+        }
+        for slip in slips where slip.count >= 2 {
+            for beat in (slip.lowerBound + 1)..<slip.upperBound { inside[beat] = true }
+        }
+        var kept: [(time: Double, index: Int)] = []
+        kept.reserveCapacity(count)
+        for index in 0..<count where !inside[index] {
+            // Half the tempo around the beat: the interval after it may be a slip's.
+            let half = reference[min(reference.count - 1, index)] / 2
+            kept.append((moved[index] ? tracked[index] + half : tracked[index], index))
+        }
+        // Lay the beats of each gap a slip left (or a moved beat's neighbour crowded) evenly again.
+        var result: [Double] = []
+        result.reserveCapacity(count + 8)
+        for (time, index) in kept {
+            guard let last = result.last else {
+                result.append(time)
+                continue
+            }
+            let local = reference[min(reference.count - 1, max(0, index - 1))]
+            let gap = time - last
+            if gap < 0.5 * local { continue }
+            let steps = Int((gap / local).rounded())
+            if steps >= 2 {
+                for step in 1..<steps { result.append(last + gap * Double(step) / Double(steps)) }
+            }
+            result.append(time)
+        }
+        return result
+    }
+}
