@@ -45,14 +45,19 @@ let package = Package(
             providers: [.apt(["libsoxr-dev"]), .brew(["libsoxr"])]
         ),
         .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .systemLibrary(
             name: "CPortAudio",
             pkgConfig: "portaudio-2.0",
             providers: [.apt(["portaudio19-dev"]), .brew(["portaudio"])]
         ),
 
         // Decoding and encoding with libsndfile (the streaming reader and writer, decoding ahead on a
-        // thread, the audio inspector) and resampling with libsoxr.
-        .target(name: "BeatAudio", dependencies: ["BeatMapKit", "CSndfile", "CSoxr"]),
+        // thread, the audio inspector), resampling with libsoxr, and audio files' SHA-256 with libcrypto.
+        .target(name: "BeatAudio", dependencies: ["BeatMapKit", "CSndfile", "CSoxr", "CCrypto"]),
 
         // Onset/tempo detection at the analysis rate and grid fitting.
         .target(

@@ -5,7 +5,7 @@
 # Extra Debian package names given as arguments are installed too (tools/bench/setup.sh uses that).
 set -euo pipefail
 if [ "$(uname)" = "Darwin" ]; then
-  brew install pkg-config libsndfile libsoxr aubio portaudio lame
+  brew install pkg-config libsndfile libsoxr aubio portaudio openssl@3 lame
   exit 0
 fi
 PACKAGES=(
@@ -14,6 +14,7 @@ PACKAGES=(
   libsoxr-dev       # CSoxr: resampling to the analysis rate (LGPL-2.1+)
   libaubio-dev      # CAubio: onset/tempo detection (GPL-3.0)
   portaudio19-dev   # CPortAudio: realtime preview output (MIT-style)
+  libssl-dev        # CCrypto: SHA-256 of audio files with OpenSSL's libcrypto (Apache-2.0)
   jackd2            # tests: JACK's dummy backend, a paced virtual output device for `beatmap preview`
   tmux              # tests: drives `beatmap preview`'s terminal interface
   sox               # tools/bench (render peer), tools/hostile-audio.py, tools/fuzz/make-seeds.sh

@@ -96,7 +96,7 @@ public struct BeatMapAnalyzer: Sendable {
                 hashing.wait()
                 result = hashing.result
             } else {
-                result = Result { try SHA256Hasher.hex(ofFileAt: audioURL) }
+                result = Result { try FileDigest.sha256Hex(ofFileAt: audioURL) }
             }
             switch result {
             case .success(let hex): sha = hex
@@ -219,7 +219,7 @@ final class BackgroundHash: @unchecked Sendable {
 
     init(of url: URL) {
         let thread = Thread { [self] in
-            result = Result { try SHA256Hasher.hex(ofFileAt: url) }
+            result = Result { try FileDigest.sha256Hex(ofFileAt: url) }
             done.signal()
         }
         thread.start()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import BeatAudio
 public import BeatMapKit
 public import Foundation
 
@@ -19,7 +20,7 @@ public struct OnsetAudioInspector: AudioInspector {
         } catch .decode(let error) {
             throw error
         }
-        let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
+        let hash = computeHash ? try FileDigest.sha256Hex(ofFileAt: url) : nil
         return Self.facts(of: analysis, sha256: hash)
     }
 

@@ -15,7 +15,7 @@ public struct SndfileAudioInspector: AudioInspector {
         let reader = try AudioFileReader(url: url)
         let frames = try reader.countRemainingFrames()
         guard frames > 0 else { throw AudioDecodeError.empty(path: url.path) }
-        let hash = computeHash ? try SHA256Hasher.hex(ofFileAt: url) : nil
+        let hash = computeHash ? try FileDigest.sha256Hex(ofFileAt: url) : nil
         return AudioFacts(
             duration: Double(frames) / Double(reader.sampleRate), sampleRate: reader.sampleRate, sha256: hash)
     }

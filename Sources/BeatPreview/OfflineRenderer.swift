@@ -184,7 +184,7 @@ public struct PreviewMaterial: Sendable {
         of audio: URL, reader: AudioFileReader, header: TimeInterval?, map: BeatMap, mapURL: URL
     ) throws(PreviewError) -> AudioMismatch? {
         if let stated = map.audio.sha256?.lowercased() {
-            guard let actual = try? SHA256Hasher.hex(ofFileAt: audio) else {
+            guard let actual = try? FileDigest.sha256Hex(ofFileAt: audio) else {
                 throw .audio(.cannotOpen(path: audio.path, reason: "cannot read it to compute its SHA-256"))
             }
             if actual == stated { return nil }

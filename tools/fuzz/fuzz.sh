@@ -39,7 +39,7 @@ FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -packag
 #   NAME|package modules it imports|C system-library modules (folders under Sources/)|pkg-config names
 MODULES=(
   "BeatMapKit|||"
-  "BeatAudio|BeatMapKit|CSndfile CSoxr|sndfile soxr"
+  "BeatAudio|BeatMapKit|CSndfile CSoxr CCrypto|sndfile soxr libcrypto"
   "BeatAnalysis|BeatMapKit BeatAudio|CAubio|aubio"
 )
 
