@@ -23,9 +23,10 @@ extension MeterEstimator {
     /// bars' accents pay for it. The evidence is not tempered as the estimate's confidences are: so
     /// tempered, a section would need some 70 bars of a real mix's accents to pay for itself, longer
     /// than the sections of a song (on the train split no followed song got one); untempered, about
-    /// 18. A single odd bar, with accents as uneven as a mix's, does not pay (`BarSectionTests`). The accents are then read again from
-    /// the sections found, ``sectionPasses`` times in all (a song whose phase changed halfway has its
-    /// accents blurred in the one-phase estimate). Returns `[]` when one phase holds throughout.
+    /// 18. A single odd bar, with accents as uneven as a mix's, does not pay (`BarSectionTests`). The
+    /// accents are then read again from the sections found, ``sectionPasses`` times in all (a song
+    /// whose phase changed halfway has its accents blurred in the one-phase estimate). Returns `[]`
+    /// when one phase holds throughout.
     func sections(_ features: BarFeatures, estimate: BarEstimate) -> [BarSection] {
         let meter = estimate.beatsPerBar
         guard meter >= 2, let count = features.features.first?.values.count, count >= 2 * meter else { return [] }
@@ -47,7 +48,7 @@ extension MeterEstimator {
         return sections == onePhase ? [] : sections
     }
 
-    /// Per beat, the tempered log-likelihood ratio of "downbeat" over "not", from the features' means at
+    /// Per beat, the log-likelihood ratio of "downbeat" over "not" (untempered), from the features' means at
     /// the beats at position 0 of `positions` and at the rest (``logLikelihood(_:meter:phase:)``'s
     /// Gaussians); a feature leaning the unexpected way there counts for nothing.
     static func downbeatEvidence(_ features: BarFeatures, positions: [Int]) -> [Double] {
@@ -92,8 +93,9 @@ extension MeterEstimator {
         let count = evidence.count
         guard count > 0 else { return [] }
         var score = (0..<meter).map { $0 == 0 ? evidence[0] : 0 }
-        // Per beat after the first: the position the best path came from, for each position.
-        var from = [[Int]](repeating: [Int](repeating: 0, count: meter), count: count)
+        // Per beat after the first and position (`index * meter + position`): the position the best
+        // path came from.
+        var from = [Int](repeating: 0, count: count * meter)
         var next = score
         for index in 1..<count {
             var best = 0
@@ -101,10 +103,10 @@ extension MeterEstimator {
             for position in 0..<meter {
                 let previous = (position - 1 + meter) % meter
                 var value = score[previous]
-                from[index][position] = previous
+                from[index * meter + position] = previous
                 if score[best] - penalty > value, best != previous {
                     value = score[best] - penalty
-                    from[index][position] = best
+                    from[index * meter + position] = best
                 }
                 next[position] = value + (position == 0 ? evidence[index] : 0)
             }
@@ -115,7 +117,7 @@ extension MeterEstimator {
         var path = [Int](repeating: 0, count: count)
         for index in stride(from: count - 1, through: 0, by: -1) {
             path[index] = position
-            if index > 0 { position = from[index][position] }
+            if index > 0 { position = from[index * meter + position] }
         }
         return path
     }

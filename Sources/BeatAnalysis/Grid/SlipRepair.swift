@@ -103,7 +103,7 @@ extension GridFitter {
         for (index, run) in runs.enumerated() where index % 2 != beatSide {
             for beat in run { moved[beat] = true }
         }
-        for slip in slips where slip.count >= 2 {
+        for slip in slips {
             for beat in (slip.lowerBound + 1)..<slip.upperBound { inside[beat] = true }
         }
         var kept: [(time: Double, index: Int)] = []
