@@ -58,64 +58,25 @@ public struct GridFitter: Sendable {
         if options.forcedBPM != nil {
             model = .grid([])
         } else {
-            var period = global.grid.period
-            tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
-            // The metric level, read along the tracked beats; a new level is tracked anew.
-            var visited = [period]
-            for _ in 0..<3 {
-                let sequence = BeatSequence(beats: tracked)
-                guard let change = levelChange(sequence, novelty: novelty, lowBand: lowBand) else { break }
-                let next = sequence.medianInterval / change.factor
-                guard !visited.contains(where: { abs(log($0 / next)) < 0.1 }) else { break }
-                visited.append(next)
-                period = next
-                tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
+            let context = TrackingContext(
+                novelty: novelty, peaks: peaks, matcher: matcher, span: span, lowBand: lowBand,
+                setAside: global.setAside)
+            var selected = try trackAndSelect(from: global.grid.period, context)
+            // Where the tempo moves, the whole-song estimate above was made on onsets smeared by the
+            // movement (an 8 % ramp blurs a two-beat lag twice as much as a one-beat lag), so it can
+            // pick another level than the same music played steadily would get. Read in beat time
+            // (the onsets laid out along the tracked beats, as if played to a click), it is not
+            // smeared; a different level there is tracked anew, and the two readings' beats compete:
+            // those that stand out more (``trackedScore(_:novelty:span:)``) are kept.
+            if selected.model.varies,
+                let factor = beatTimeLevel(selected.tracked, envelope: envelope, lowLevels: lowLevels),
+                let again = try? trackAndSelect(
+                    from: BeatSequence(beats: selected.tracked).medianInterval / factor, context),
+                again.salience > selected.salience
+            {
+                selected = again
             }
-            // Beats half a beat out move to the beats between them.
-            let sequence = BeatSequence(beats: tracked)
-            if isOffBeat(sequence, novelty: novelty, lowBand: lowBand) {
-                tracked = (0..<(tracked.count - 1)).map { sequence.time(at: Double($0) + 0.5) }
-            }
-            // Noise, drones, speech and applause have no beat for the tracker to find: its beats, placed
-            // by their neighbours, barely stand out (corpus, train split: non-music 1.2–3.0, music 3.8
-            // and up, music whose tempo drifts 5.5 and up). A grid's score would not do: drift pulls it
-            // down, and a steady tone's tiny ripple pushes it up.
-            var salience = trackedScore(tracked, novelty: novelty, span: span)
-            // The 3⁄2 level the tempo estimate set aside for a third of its beats standing out is a
-            // preference among levels, not evidence that there is no beat: before calling the audio
-            // beatless, its beats are tracked too (a swung ride's dotted rhythm can stand out more
-            // than its beats).
-            if salience < Self.minimumSalience, let setAside = global.setAside {
-                let level = refine(setAside, over: span, matcher: matcher, fixedPeriod: false).period
-                let other = trackBeats(novelty: novelty, peaks: peaks, period: level, span: span)
-                let otherSalience = trackedScore(other, novelty: novelty, span: span)
-                if otherSalience > salience { (tracked, salience, period) = (other, otherSalience, level) }
-            }
-            guard salience >= Self.minimumSalience else { throw .noRegularBeat(score: salience) }
-            trackedSalience = salience
-            let observations = observe(tracked, matcher: matcher, period: period)
-            if options.mode == .follow || observations.count < 8 {
-                model = .follow
-            } else {
-                var selector = GridModelSelector()
-                selector.allowChanges = options.mode != .constant
-                selector.allowFollow = options.mode == .auto
-                model = selector.select(
-                    observations, tracked: tracked.count,
-                    fit: { range, line in
-                        piece(
-                            range, line: line, observations: observations, tracked: tracked, matcher: matcher,
-                            novelty: novelty)
-                    },
-                    trackedBeatsAreStronger: { pieces in
-                        let gridBeats = pieces.flatMap { piece in
-                            let first = piece.grid.firstIndex(atOrAfter: piece.span.lowerBound)
-                            let last = piece.grid.lastIndex(atOrBefore: piece.span.upperBound)
-                            return last >= first ? (first...last).map { piece.grid.time($0) } : []
-                        }
-                        return meanValue(tracked, novelty: novelty) > meanValue(gridBeats, novelty: novelty)
-                    })
-            }
+            (model, tracked, trackedSalience) = (selected.model, selected.tracked, selected.salience)
             if case .follow = model, tracked.count < 4 { model = .grid([]) }
             // A grid on the off-beats of the kick, or followed sections on them, move onto it.
             if case .follow = model {

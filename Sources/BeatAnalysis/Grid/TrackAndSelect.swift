@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+// From a tempo to a model of the beats: the beats tracked at that tempo, moved through the metric
+// levels read along them, checked for a beat at all, and modelled by the simplest grid they support.
+extension GridFitter {
+    /// What tracking needs of the song, the same for every tempo it starts from.
+    struct TrackingContext {
+        var novelty: Novelty
+        var peaks: [OnsetPeak]
+        var matcher: PeakMatcher
+        var span: ClosedRange<Double>
+        var lowBand: Novelty?
+        /// The 3⁄2 level the whole-song estimate set aside (``chooseLevel(_:novelty:matcher:span:lowBand:)``).
+        var setAside: Grid?
+    }
+
+    /// Tracked beats with their model.
+    struct TrackedSelection {
+        var tracked: [Double]
+        var salience: Double
+        var model: GridModel
+    }
+
+    /// The beats tracked from `start` (seconds per beat), at the metric level read along them
+    /// (``levelChange(_:novelty:lowBand:)``, a new level tracked anew), moved onto the kick when
+    /// they sit half a beat out, and the simplest model that explains them (``GridModelSelector``).
+    /// Throws ``GridFitError/noRegularBeat(score:)`` when the beats barely stand out from the rest of
+    /// the audio.
+    func trackAndSelect(from start: Double, _ context: TrackingContext) throws(GridFitError) -> TrackedSelection {
+        let (novelty, peaks, matcher, span, lowBand) = (
+            context.novelty, context.peaks, context.matcher, context.span, context.lowBand
+        )
+        var period = start
+        var tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
+        // The metric level, read along the tracked beats; a new level is tracked anew.
+        var visited = [period]
+        for _ in 0..<3 {
+            let sequence = BeatSequence(beats: tracked)
+            guard let change = levelChange(sequence, novelty: novelty, lowBand: lowBand) else { break }
+            let next = sequence.medianInterval / change.factor
+            guard !visited.contains(where: { abs(log($0 / next)) < 0.1 }) else { break }
+            visited.append(next)
+            period = next
+            tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
+        }
+        // Beats half a beat out move to the beats between them.
+        let sequence = BeatSequence(beats: tracked)
+        if isOffBeat(sequence, novelty: novelty, lowBand: lowBand) {
+            tracked = (0..<(tracked.count - 1)).map { sequence.time(at: Double($0) + 0.5) }
+        }
+        // Noise, drones, speech and applause have no beat for the tracker to find: its beats, placed
+        // by their neighbours, barely stand out (corpus, train split: non-music 1.2–3.0, music 3.8
+        // and up, music whose tempo drifts 5.5 and up). A grid's score would not do: drift pulls it
+        // down, and a steady tone's tiny ripple pushes it up.
+        var salience = trackedScore(tracked, novelty: novelty, span: span)
+        // The 3⁄2 level the tempo estimate set aside for a third of its beats standing out is a
+        // preference among levels, not evidence that there is no beat: before calling the audio
+        // beatless, its beats are tracked too (a swung ride's dotted rhythm can stand out more
+        // than its beats).
+        if salience < Self.minimumSalience, let setAside = context.setAside {
+            let level = refine(setAside, over: span, matcher: matcher, fixedPeriod: false).period
+            let other = trackBeats(novelty: novelty, peaks: peaks, period: level, span: span)
+            let otherSalience = trackedScore(other, novelty: novelty, span: span)
+            if otherSalience > salience { (tracked, salience, period) = (other, otherSalience, level) }
+        }
+        guard salience >= Self.minimumSalience else { throw .noRegularBeat(score: salience) }
+        let observations = observe(tracked, matcher: matcher, period: period)
+        let model: GridModel
+        if options.mode == .follow || observations.count < 8 {
+            model = .follow
+        } else {
+            var selector = GridModelSelector()
+            selector.allowChanges = options.mode != .constant
+            selector.allowFollow = options.mode == .auto
+            model = selector.select(
+                observations, tracked: tracked.count,
+                fit: { range, line in
+                    piece(
+                        range, line: line, observations: observations, tracked: tracked, matcher: matcher,
+                        novelty: novelty)
+                },
+                trackedBeatsAreStronger: { pieces in
+                    let gridBeats = pieces.flatMap { piece in
+                        let first = piece.grid.firstIndex(atOrAfter: piece.span.lowerBound)
+                        let last = piece.grid.lastIndex(atOrBefore: piece.span.upperBound)
+                        return last >= first ? (first...last).map { piece.grid.time($0) } : []
+                    }
+                    return meanValue(tracked, novelty: novelty) > meanValue(gridBeats, novelty: novelty)
+                })
+        }
+        return TrackedSelection(tracked: tracked, salience: salience, model: model)
+    }
+}
+
+extension GridModel {
+    /// Whether the model's tempo moves: followed beats, or more than one grid.
+    var varies: Bool {
+        switch self {
+        case .follow: return true
+        case .grid(let pieces): return pieces.count > 1
+        }
+    }
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Testing
+
+@testable import BeatAnalysis
+
+/// The whole-song tempo estimate read in beat time (``GridFitter/beatTimeLevel(_:envelope:lowLevels:)``):
+/// the onsets laid out along tracked beats, so that a ramp does not smear the estimate.
+@Suite("Beat time")
+struct BeatTimeTests {
+    /// The beats of a song ramping linearly from `from` to `to` BPM over `count` beats from 1 s.
+    static func ramp(from: Double, to: Double, count: Int) -> [Double] {
+        var beats = [1.0]
+        for k in 1..<count {
+            let bpm = from + (to - from) * Double(k) / Double(count - 1)
+            beats.append(beats[k - 1] + 60 / bpm)
+        }
+        return beats
+    }
+
+    /// An onset envelope (hop 10 ms) with a three-hop peak of `strength` at each beat and of
+    /// `offBeat` halfway between beats.
+    static func envelope(beats: [Double], strength: Float, offBeat: Float) -> OnsetEnvelope {
+        let hop = 0.01
+        var values = [Float](repeating: 0, count: Int(((beats.last ?? 0) + 2) / hop))
+        func peak(_ t: Double, _ value: Float) {
+            let index = Int((t / hop).rounded())
+            guard index >= 1, index + 1 < values.count else { return }
+            values[index] = max(values[index], value)
+            values[index - 1] = max(values[index - 1], value / 2)
+            values[index + 1] = max(values[index + 1], value / 2)
+        }
+        for (index, beat) in beats.enumerated() {
+            peak(beat, strength)
+            if index + 1 < beats.count { peak((beat + beats[index + 1]) / 2, offBeat) }
+        }
+        return OnsetEnvelope(values: values, hopDuration: hop, startTime: 0)
+    }
+
+    @Test("beats tracked on a ramp's own beat: the level read in beat time is the same")
+    func ownLevelKept() {
+        let beats = Self.ramp(from: 100, to: 108, count: 160)
+        let envelope = Self.envelope(beats: beats, strength: 1, offBeat: 0.3)
+        #expect(GridFitter().beatTimeLevel(beats, envelope: envelope, lowLevels: nil) == nil)
+    }
+
+    @Test("beats tracked at twice a ramp's tempo (its weak off-beats among them): beat time reads ½")
+    func doubledLevelHalved() throws {
+        let beats = Self.ramp(from: 100, to: 108, count: 160)
+        let envelope = Self.envelope(beats: beats, strength: 1, offBeat: 0.1)
+        // The tracker's beats: each beat and the point halfway to the next.
+        var doubled: [Double] = []
+        for (index, beat) in beats.enumerated() {
+            doubled.append(beat)
+            if index + 1 < beats.count { doubled.append((beat + beats[index + 1]) / 2) }
+        }
+        let factor = try #require(GridFitter().beatTimeLevel(doubled, envelope: envelope, lowLevels: nil))
+        #expect(factor == 0.5)
+    }
+
+    @Test("too few tracked beats to read a tempo from: no level")
+    func tooFewBeats() {
+        let beats = Self.ramp(from: 100, to: 108, count: 12)
+        let envelope = Self.envelope(beats: beats, strength: 1, offBeat: 0.1)
+        #expect(GridFitter().beatTimeLevel(beats, envelope: envelope, lowLevels: nil) == nil)
+    }
+}
