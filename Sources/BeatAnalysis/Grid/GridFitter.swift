@@ -81,6 +81,8 @@ public struct GridFitter: Sendable {
             // A grid on the off-beats of the kick, or followed sections on them, move onto it.
             if case .follow = model {
                 tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand)
+                let sections = repairingLevelSections(tracked, novelty: novelty, peaks: peaks, span: span)
+                if sections != tracked { tracked = onTheKick(tracked: sections, lowBand: lowBand) }
             } else {
                 model = onTheKick(model, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
             }
@@ -145,8 +147,10 @@ public struct GridFitter: Sendable {
     // MARK: Tracking
 
     /// Beats tracked through the whole song at tempi within 30 % of `period` (so the metric level stays
-    /// the song's), in seconds.
-    func trackBeats(novelty: Novelty, peaks: [OnsetPeak], period: Double, span: ClosedRange<Double>) -> [Double] {
+    /// the song's; `range` gives another factor), in seconds.
+    func trackBeats(
+        novelty: Novelty, peaks: [OnsetPeak], period: Double, span: ClosedRange<Double>, range: Double = 1.3
+    ) -> [Double] {
         let envelope = novelty.envelope
         // The activation: novelty over the strong onsets' level, clipped to 0…1.
         let strengths = peaks.filter { span.contains($0.time) }.map(\.strength).sorted()
@@ -167,8 +171,8 @@ public struct GridFitter: Sendable {
             let upper = activation.count - start <= chunk + context ? activation.count : start + chunk + context
             let keepUpper = upper == activation.count ? Double.infinity : Double(start + chunk)
             let frames = BeatTracker().track(
-                activation: Array(activation[lower..<upper]), frameDuration: hop, shortest: period / 1.3,
-                longest: period * 1.3, preferred: period)
+                activation: Array(activation[lower..<upper]), frameDuration: hop, shortest: period / range,
+                longest: period * range, preferred: period)
             for frame in frames {
                 let position = Double(lower) + frame
                 guard position >= Double(start) || start == 0, position < keepUpper else { continue }
