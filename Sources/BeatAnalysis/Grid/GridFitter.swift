@@ -12,7 +12,10 @@ import Foundation
 ///    the tracked beats (``levelChange(_:novelty:lowBand:)``) and tracked anew when it moves.
 /// 3. The model: one grid where one explains the beats; tempo segments only where each extra piece
 ///    explains many more beats; the tracked beats themselves (`follow`) where no grid does
-///    (``GridModelSelector``).
+///    (``GridModelSelector``). Where the tempo moves, the level is read again in beat time
+///    (``beatTimeLevel(_:envelope:lowLevels:)``); followed beats are put on the kick, lose no half beat
+///    to a detour (``repairingSlips(_:lowBand:)``), and sections taken at another pulse are tracked
+///    again (``repairingLevelSections(_:novelty:peaks:span:)``).
 /// 4. Each grid refined by least squares against the onsets (BPM to ≤ 0.01, phase to ≤ 1 ms on clicks)
 ///    and laid over the music (``layOut(_:novelty:span:sounding:duration:)``).
 public struct GridFitter: Sendable {
