@@ -96,7 +96,7 @@ extension GridFitter {
             span: span, range: Self.sectionTrackingRange)
         guard held.count >= 2 else { return tracked }
         var result = tracked
-        // Later sections first, so the indices of earlier ones still hold.
+        // Each section is found in the result by its time, so replacing one leaves the others in place.
         for section in offPulse.reversed() {
             // The section's time: from halfway to the beat before it to halfway to the beat after it.
             let first = section.beats.lowerBound
@@ -106,13 +106,15 @@ extension GridFitter {
             let old = Array(tracked[section.beats])
             let new = held.filter { $0 > lower && $0 < upper }
             guard new.count >= 9, old.count >= 9 else { continue }
-            let window = max(span.lowerBound, tracked[first])...min(span.upperBound, tracked[last])
-            guard window.lowerBound < window.upperBound,
-                trackedScore(new, novelty: novelty, span: window) > trackedScore(old, novelty: novelty, span: window)
+            let from = max(span.lowerBound, tracked[first])
+            let to = min(span.upperBound, tracked[last])
+            guard from < to,
+                trackedScore(new, novelty: novelty, span: from...to)
+                    > trackedScore(old, novelty: novelty, span: from...to)
             else { continue }
-            guard let from = result.firstIndex(where: { $0 > lower }) else { continue }
-            let to = result.firstIndex(where: { $0 >= upper }) ?? result.count
-            result.replaceSubrange(from..<to, with: new)
+            guard let replaced = result.firstIndex(where: { $0 > lower }) else { continue }
+            let kept = result.firstIndex(where: { $0 >= upper }) ?? result.count
+            result.replaceSubrange(replaced..<kept, with: new)
         }
         return result
     }
