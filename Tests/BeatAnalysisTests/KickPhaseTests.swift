@@ -56,6 +56,27 @@ struct KickPhaseTests {
         }
     }
 
+    @Test(
+        "a tracker that slips half a beat early leaves no two beats closer than it could track; the kick keeps its own")
+    func seamKeepsTheKicksBeat() throws {
+        let low = Self.lowBand(Self.beats, onBeat: 1, midpoint: 0.1)
+        // On the kick for 24 beats, then half a beat early (a half-beat interval) to the end.
+        let tracked = Array(Self.beats[0..<24]) + Self.beats[24..<63].map { $0 - 0.25 }
+        let moved = GridFitter().onTheKick(tracked: tracked, lowBand: low)
+        for (next, previous) in zip(moved.dropFirst(), moved) {
+            #expect(next - previous >= 0.375 && next - previous <= 0.75, "interval \(next - previous) at \(previous)")
+        }
+        // The seam's two claims on beat 24's place (the kick's beat 23 and the early beat after it):
+        // the kick's is kept.
+        #expect(moved.contains(Self.beats[23]))
+        #expect(!moved.contains(Self.beats[24] - 0.25))
+        let tail = moved.filter { $0 >= Self.beats[24 + 2 * GridFitter.kickWindowRadius] }
+        try #require(tail.count >= 20)
+        for beat in tail {
+            #expect(Self.beats.contains { abs($0 - beat) < 1e-9 }, "\(beat) is not on the kick")
+        }
+    }
+
     @Test("beats already on the kick are left alone, however loud the off-beats")
     func beatsOnTheKickStay() {
         let low = Self.lowBand(Self.beats, onBeat: 1, midpoint: 0.4)

@@ -173,6 +173,11 @@ extension GridFitter {
     /// phase for a section.
     static let kickWindowRadius = 8
 
+    /// The fraction of the median interval under which two followed beats are one beat claimed
+    /// twice: the tracker's tempi stay within 1.3× the song's (``trackBeats(novelty:peaks:period:span:range:)``),
+    /// so no interval it follows is shorter than 1⁄1.3 ≈ 0.77 of it.
+    static let seamFraction = 0.75
+
     /// `tracked` with the beats whose neighbourhood (``kickWindowRadius`` beats either side) has the
     /// kick on its midpoints (``kickMarksMidpoints(_:lowBand:)``) moved to the midpoint after them: a
     /// tracker that slipped onto the off-beats for a section is put back on the kick there. Where the
@@ -198,9 +203,19 @@ extension GridFitter {
         let interval = sequence.medianInterval
         var filled: [Double] = []
         filled.reserveCapacity(result.count + 8)
+        // The kick's strength at a beat: the strongest low-band value within a hop of it.
+        func kick(_ t: Double) -> Double {
+            let hop = lowBand.envelope.hopDuration
+            return max(lowBand.value(at: t - hop), lowBand.value(at: t), lowBand.value(at: t + hop))
+        }
         for beat in result {
             if let last = filled.last {
-                if beat - last < 0.5 * interval { continue }
+                // Closer than the tracker's tempi allow (at most 1.3× the song's): two claims on one
+                // beat where a moved section meets one that stayed. The kick keeps the one it marks.
+                if beat - last < Self.seamFraction * interval {
+                    if kick(beat) > kick(last) { filled[filled.count - 1] = beat }
+                    continue
+                }
                 if beat - last > 1.5 * interval { filled.append((last + beat) / 2) }
             }
             filled.append(beat)
