@@ -181,7 +181,8 @@ extension GridFitter {
     /// `tracked` with the beats whose neighbourhood (``kickWindowRadius`` beats either side) has the
     /// kick on its midpoints (``kickMarksMidpoints(_:lowBand:)``) moved to the midpoint after them: a
     /// tracker that slipped onto the off-beats for a section is put back on the kick there. Where the
-    /// move leaves a gap of over one and a half beats, the missing beat is put back midway.
+    /// move leaves a gap of over one and a half beats, the missing beat is put back midway; where it
+    /// leaves two beats closer than ``seamFraction`` of one, the kick keeps the one it marks.
     func onTheKick(tracked: [Double], lowBand: Novelty?) -> [Double] {
         let count = tracked.count
         guard let lowBand, count >= 2 * Self.kickWindowRadius + 1 else { return tracked }
