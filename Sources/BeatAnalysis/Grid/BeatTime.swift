@@ -14,6 +14,17 @@ extension GridFitter {
     /// of 4/4 each way.
     static let smoothingRadius = 8
 
+    /// For each of `values`, the median (the upper one of an even count) of the values within `radius`
+    /// places of it, itself included: the local tempo of beat intervals, which a tracker's doubled or
+    /// dropped beat does not move.
+    static func localMedians(_ values: [Double], radius: Int) -> [Double] {
+        values.indices.map { index in
+            var window = Array(values[max(0, index - radius)..<min(values.count, index + radius + 1)])
+            window.sort()
+            return window[window.count / 2]
+        }
+    }
+
     /// The tempo factor from the level of `tracked` to the level the whole-song estimate
     /// (``fitSegment(novelty:matcher:span:lowBand:)``) picks in beat time, or `nil` when it picks the
     /// same level (or none of ``beatTimeRatios``, within 5 %).
@@ -32,13 +43,7 @@ extension GridFitter {
         // median of the intervals within `smoothingRadius` of it, so a doubled or dropped beat does
         // not stretch the song, and a steady song comes out as it went in.
         let intervals = zip(tracked.dropFirst(), tracked).map { $0 - $1 }
-        let smoothed = intervals.indices.map { index -> Double in
-            var window = Array(
-                intervals[max(0, index - Self.smoothingRadius)...min(intervals.count - 1, index + Self.smoothingRadius)]
-            )
-            window.sort()
-            return window[window.count / 2]
-        }
+        let smoothed = Self.localMedians(intervals, radius: Self.smoothingRadius)
         // Beat time advances one hop per hop; audio time by the local interval over the median one.
         let end = envelope.time(ofIndex: envelope.count - 1)
         var values: [Float] = []

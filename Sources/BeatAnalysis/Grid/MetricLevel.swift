@@ -44,9 +44,12 @@ extension Novelty {
     /// The mean, over beat numbers `offset`, `offset + step`, …, of the strongest value within a hop of
     /// each point (for a curve as coarse as the low band's energy, whose rise may fall a hop either way).
     func meanStrongest(of sequence: BeatSequence, step: Double, offset: Double) -> Double {
-        average(along: sequence, step: step, offset: offset) { t in
-            max(value(at: t - hop), value(at: t), value(at: t + hop))
-        }
+        average(along: sequence, step: step, offset: offset) { strongest(near: $0) }
+    }
+
+    /// The strongest value within a hop of `t`.
+    func strongest(near t: Double) -> Double {
+        max(value(at: t - hop), value(at: t), value(at: t + hop))
     }
 
     /// The mean value at beat numbers `offset`, `offset + step`, `offset + 2·step`, … of `sequence`.
@@ -204,17 +207,12 @@ extension GridFitter {
         let interval = sequence.medianInterval
         var filled: [Double] = []
         filled.reserveCapacity(result.count + 8)
-        // The kick's strength at a beat: the strongest low-band value within a hop of it.
-        func kick(_ t: Double) -> Double {
-            let hop = lowBand.envelope.hopDuration
-            return max(lowBand.value(at: t - hop), lowBand.value(at: t), lowBand.value(at: t + hop))
-        }
         for beat in result {
             if let last = filled.last {
                 // Closer than the tracker's tempi allow (at most 1.3× the song's): two claims on one
                 // beat where a moved section meets one that stayed. The kick keeps the one it marks.
                 if beat - last < Self.seamFraction * interval {
-                    if kick(beat) > kick(last) { filled[filled.count - 1] = beat }
+                    if lowBand.strongest(near: beat) > lowBand.strongest(near: last) { filled[filled.count - 1] = beat }
                     continue
                 }
                 if beat - last > 1.5 * interval { filled.append((last + beat) / 2) }

@@ -34,13 +34,7 @@ extension GridFitter {
         let count = tracked.count
         guard let lowBand, count >= 4 * Self.slipContextBeats else { return tracked }
         let intervals = zip(tracked.dropFirst(), tracked).map { $0 - $1 }
-        let context = Self.slipContextBeats
-        var reference = [Double](repeating: 0, count: intervals.count)
-        for index in intervals.indices {
-            var window = Array(intervals[max(0, index - context)..<min(intervals.count, index + context + 1)])
-            window.sort()
-            reference[index] = window[window.count / 2]
-        }
+        let reference = Self.localMedians(intervals, radius: Self.slipContextBeats)
         guard reference.allSatisfy({ $0 > 0 }) else { return tracked }
         let deviation = intervals.indices.map { (intervals[$0] - reference[$0]) / reference[$0] }
 
