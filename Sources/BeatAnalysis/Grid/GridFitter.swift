@@ -219,16 +219,21 @@ public struct GridFitter: Sendable {
         }
         let phase = atan2(sine, cosine) / (2 * Double.pi) * period
         let anchor = phase + ((span.lowerBound - phase) / period).rounded(.up) * period
-        let seed = Grid(anchor: anchor, period: period)
-        let grid = refine(
-            grow(seed, from: window, over: span, matcher: matcher, fixedPeriod: false), over: span, matcher: matcher,
-            fixedPeriod: false)
-        var explained = 0
-        for beat in tracked where span.contains(beat) {
-            let k = ((beat - grid.anchor) / grid.period).rounded()
-            if abs(beat - grid.time(Int(k))) <= 0.015 { explained += 1 }
+        func fitted(_ seed: Grid) -> (grid: Grid, explained: Int) {
+            let grid = refine(
+                grow(seed, from: window, over: span, matcher: matcher, fixedPeriod: false), over: span,
+                matcher: matcher, fixedPeriod: false)
+            var explained = 0
+            for beat in tracked where span.contains(beat) {
+                let k = ((beat - grid.anchor) / grid.period).rounded()
+                if abs(beat - grid.time(Int(k))) <= 0.015 { explained += 1 }
+            }
+            return (grid, explained)
         }
-        return (GridPiece(span: span, grid: grid), explained)
+        var best = fitted(Grid(anchor: anchor, period: period))
+        let other = fitted(Grid(anchor: anchor + period / 2, period: period))
+        if other.explained > best.explained { best = other }
+        return (GridPiece(span: span, grid: best.grid), best.explained)
     }
 
     /// The least ``trackedScore(_:novelty:span:)`` of music.
