@@ -77,6 +77,27 @@ struct KickPhaseTests {
         }
     }
 
+    @Test("beats that run on evenly keep their phase where the low band moves between them (a bass, not a slip)")
+    func evenBeatsKeepTheirPhase() throws {
+        // The kick on the beats for 40 beats, then only a bass between them to the end; the tracker
+        // followed the beat throughout, every interval the same.
+        let hop = 0.01
+        var values = [Float](repeating: 0, count: Int(((Self.beats.last ?? 0) + 2) / hop))
+        for (index, beat) in Self.beats.enumerated() {
+            let kick = index < 40
+            values[Int((beat / hop).rounded())] = kick ? 1 : 0.1
+            if index + 1 < Self.beats.count {
+                values[Int(((beat + Self.beats[index + 1]) / 2 / hop).rounded())] = kick ? 0.1 : 1
+            }
+        }
+        let low = Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0))
+        // The neighbourhoods at the end do read the kick between the beats...
+        let tail = BeatSequence(beats: Array(Self.beats.suffix(2 * GridFitter.kickWindowRadius + 1)))
+        try #require(GridFitter().kickMarksMidpoints(tail, lowBand: low))
+        // ...but with no slip at the section's edge, the beats stay where the tracker put them.
+        #expect(GridFitter().onTheKick(tracked: Self.beats, lowBand: low) == Self.beats)
+    }
+
     @Test("beats already on the kick are left alone, however loud the off-beats")
     func beatsOnTheKickStay() {
         let low = Self.lowBand(Self.beats, onBeat: 1, midpoint: 0.4)

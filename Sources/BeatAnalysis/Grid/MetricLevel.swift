@@ -183,27 +183,47 @@ extension GridFitter {
 
     /// `tracked` with the beats whose neighbourhood (``kickWindowRadius`` beats either side) has the
     /// kick on its midpoints (``kickMarksMidpoints(_:lowBand:)``) moved to the midpoint after them: a
-    /// tracker that slipped onto the off-beats for a section is put back on the kick there. Where the
-    /// move leaves a gap of over one and a half beats, the missing beat is put back midway; where it
+    /// tracker that slipped onto the off-beats for a section is put back on the kick there. A section
+    /// moves only where the tracker slipped at each of its edges inside the song: within
+    /// ``kickWindowRadius`` beats of the edge, an interval lies more than ``slipDeviation`` from the
+    /// tempo around it (the median of ``slipContextBeats`` intervals either side). Where the move
+    /// leaves a gap of over one and a half beats, the missing beat is put back midway; where it
     /// leaves two beats closer than ``seamFraction`` of one, the kick keeps the one it marks.
     func onTheKick(tracked: [Double], lowBand: Novelty?) -> [Double] {
         let count = tracked.count
         guard let lowBand, count >= 2 * Self.kickWindowRadius + 1 else { return tracked }
         let sequence = BeatSequence(beats: tracked)
-        var moved = false
-        var result: [Double] = []
-        result.reserveCapacity(count)
-        for index in 0..<count {
+        var marked = (0..<count).map { index in
             let lower = max(0, min(index - Self.kickWindowRadius, count - 2 * Self.kickWindowRadius - 1))
             let window = BeatSequence(beats: Array(tracked[lower...(lower + 2 * Self.kickWindowRadius)]))
-            if kickMarksMidpoints(window, lowBand: lowBand) {
-                moved = true
-                result.append(sequence.time(at: Double(index) + 0.5))
-            } else {
-                result.append(tracked[index])
-            }
+            return kickMarksMidpoints(window, lowBand: lowBand)
         }
-        guard moved else { return tracked }
+        // A tracker that follows the beat cannot reach the off-beats without a slip: half a beat
+        // gained or lost over a few intervals, some of them off the tempo around them. Where the
+        // beats run on evenly across a section's edge, they kept their phase there, and a low band
+        // that falls between them from there on is a bass line between the beats, not the kick.
+        let intervals = zip(tracked.dropFirst(), tracked).map { $0 - $1 }
+        let reference = Self.localMedians(intervals, radius: Self.slipContextBeats)
+        func slipsNear(_ beat: Int) -> Bool {
+            let lower = max(0, beat - Self.kickWindowRadius)
+            let upper = min(intervals.count, beat + Self.kickWindowRadius)
+            return (lower..<upper).contains { abs(intervals[$0] - reference[$0]) > Self.slipDeviation * reference[$0] }
+        }
+        var start = 0
+        while start < count {
+            guard marked[start] else {
+                start += 1
+                continue
+            }
+            var end = start
+            while end < count, marked[end] { end += 1 }
+            if !((start == 0 || slipsNear(start)) && (end == count || slipsNear(end))) {
+                for index in start..<end { marked[index] = false }
+            }
+            start = end
+        }
+        guard marked.contains(true) else { return tracked }
+        let result = (0..<count).map { marked[$0] ? sequence.time(at: Double($0) + 0.5) : tracked[$0] }
         let interval = sequence.medianInterval
         var filled: [Double] = []
         filled.reserveCapacity(result.count + 8)
