@@ -192,7 +192,8 @@ public struct GridFitter: Sendable {
     /// many tracked beats there it explains: lies within 15 ms of (about where two sounds meant together
     /// start to be heard apart). Distances are taken to the nearest grid point, so a beat the tracker
     /// slipped costs one beat, not the rest of the song; a tempo that drifts away from the grid costs
-    /// every beat it drifts over.
+    /// every beat it drifts over. Of the clearest stretch's phase and the one half a beat from it, the
+    /// grid takes the one that explains more tracked beats.
     func piece(
         _ range: Range<Int>, line: BeatLine, observations: [BeatObservation], tracked: [Double], matcher: PeakMatcher,
         novelty: Novelty
@@ -230,6 +231,9 @@ public struct GridFitter: Sendable {
             }
             return (grid, explained)
         }
+        // The grid is a fit through the tracker's beats, so its phase is the one most of them share:
+        // the clearest stretch may be one the tracker followed on the off-beats (a bossa's), so the
+        // phase half a beat from its own is grown too, and the grid through more tracked beats kept.
         var best = fitted(Grid(anchor: anchor, period: period))
         let other = fitted(Grid(anchor: anchor + period / 2, period: period))
         if other.explained > best.explained { best = other }
