@@ -15,9 +15,16 @@ struct KickPhaseTests {
     /// A low-band curve (hop 10 ms) with a rise of `onBeat` at each of `beats` and of `midpoint` halfway
     /// to the next.
     static func lowBand(_ beats: [Double], onBeat: Float, midpoint: Float) -> Novelty {
+        lowBand(beats) { _ in (onBeat, midpoint) }
+    }
+
+    /// A low-band curve (hop 10 ms) with, for beat number `i`, a rise of `rises(i).onBeat` at it and of
+    /// `rises(i).midpoint` halfway to the next.
+    static func lowBand(_ beats: [Double], rises: (Int) -> (onBeat: Float, midpoint: Float)) -> Novelty {
         let hop = 0.01
         var values = [Float](repeating: 0, count: Int(((beats.last ?? 0) + 2) / hop))
         for (index, beat) in beats.enumerated() {
+            let (onBeat, midpoint) = rises(index)
             values[Int((beat / hop).rounded())] = onBeat
             if index + 1 < beats.count {
                 values[Int(((beat + beats[index + 1]) / 2 / hop).rounded())] = midpoint
@@ -81,16 +88,7 @@ struct KickPhaseTests {
     func evenBeatsKeepTheirPhase() throws {
         // The kick on the beats for 40 beats, then only a bass between them to the end; the tracker
         // followed the beat throughout, every interval the same.
-        let hop = 0.01
-        var values = [Float](repeating: 0, count: Int(((Self.beats.last ?? 0) + 2) / hop))
-        for (index, beat) in Self.beats.enumerated() {
-            let kick = index < 40
-            values[Int((beat / hop).rounded())] = kick ? 1 : 0.1
-            if index + 1 < Self.beats.count {
-                values[Int(((beat + Self.beats[index + 1]) / 2 / hop).rounded())] = kick ? 0.1 : 1
-            }
-        }
-        let low = Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0))
+        let low = Self.lowBand(Self.beats) { $0 < 40 ? (1, 0.1) : (0.1, 1) }
         // The neighbourhoods at the end do read the kick between the beats...
         let tail = BeatSequence(beats: Array(Self.beats.suffix(2 * GridFitter.kickWindowRadius + 1)))
         try #require(GridFitter().kickMarksMidpoints(tail, lowBand: low))

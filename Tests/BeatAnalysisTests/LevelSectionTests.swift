@@ -11,16 +11,7 @@ import Testing
 struct LevelSectionTests {
     /// An onset envelope (hop 10 ms, 80 s) with a three-hop peak at each of `beats`.
     static func envelope(_ beats: [Double]) -> (Novelty, [OnsetPeak]) {
-        let hop = 0.01
-        var values = [Float](repeating: 0, count: 8_000)
-        for beat in beats {
-            let index = Int((beat / hop).rounded())
-            guard index >= 1, index + 1 < values.count else { continue }
-            values[index] = 1
-            values[index - 1] = max(values[index - 1], 0.5)
-            values[index + 1] = max(values[index + 1], 0.5)
-        }
-        let novelty = Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0))
+        let novelty = OnsetCurves.peaks(beats.map { (time: $0, height: Float(1)) }, seconds: 80)
         return (novelty, novelty.envelope.peaks())
     }
 

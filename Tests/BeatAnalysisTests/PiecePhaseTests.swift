@@ -9,20 +9,6 @@ import Testing
 /// only the one of the clearest stretch (``GridFitter/piece(_:line:observations:tracked:matcher:novelty:)``).
 @Suite("Grid piece phase")
 struct PiecePhaseTests {
-    /// An onset envelope (hop 10 ms, 60 s) with a three-hop peak of `height` at each of `onsets`.
-    static func novelty(_ onsets: [(time: Double, height: Float)]) -> Novelty {
-        let hop = 0.01
-        var values = [Float](repeating: 0, count: 6_000)
-        for (time, height) in onsets {
-            let index = Int((time / hop).rounded())
-            guard index >= 1, index + 1 < values.count else { continue }
-            values[index] = max(values[index], height)
-            values[index - 1] = max(values[index - 1], height / 2)
-            values[index + 1] = max(values[index + 1], height / 2)
-        }
-        return Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0))
-    }
-
     /// 120 BPM beats from 1 s to 56.5 s.
     static let beats = (0..<112).map { 1 + Double($0) * 0.5 }
 
@@ -34,7 +20,7 @@ struct PiecePhaseTests {
         let onsets =
             offBeats.map { (time: $0, height: Float(1)) }
             + Self.beats.filter { $0 >= 13 }.map { (time: $0, height: Float(1.2)) }
-        let novelty = Self.novelty(onsets)
+        let novelty = OnsetCurves.peaks(onsets, seconds: 60)
         let matcher = PeakMatcher(peaks: novelty.envelope.peaks())
         // The tracker followed the plucks, then the beat.
         let tracked = offBeats.filter { $0 < 13 } + Self.beats.filter { $0 >= 13 }

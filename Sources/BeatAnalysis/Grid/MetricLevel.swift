@@ -198,6 +198,7 @@ extension GridFitter {
             let window = BeatSequence(beats: Array(tracked[lower...(lower + 2 * Self.kickWindowRadius)]))
             return kickMarksMidpoints(window, lowBand: lowBand)
         }
+        guard marked.contains(true) else { return tracked }
         // A tracker that follows the beat cannot reach the off-beats without a slip: half a beat
         // gained or lost over a few intervals, some of them off the tempo around them. Where the
         // beats run on evenly across a section's edge, they kept their phase there, and a low band
