@@ -104,7 +104,7 @@ extension GridFitter {
 
 extension GridFitter {
     /// The beats of one steady grid of `period` seconds, at the phase whose points carry the most
-    /// onset novelty over the span and refined there, with how clearly they stand out
+    /// onset novelty over the span, with how clearly they stand out
     /// (``trackedScore(_:novelty:span:)``), when they stand out more than `salience`; otherwise `nil`.
     /// Noise, drones, speech and applause have no steady grid either (corpus, train split: 1.2–2.9),
     /// so this is a second reading of the beat, not a looser threshold.
