@@ -65,9 +65,10 @@ extension GridFitter {
             let otherSalience = trackedScore(other, novelty: novelty, span: span)
             if otherSalience > salience { (tracked, salience, period) = (other, otherSalience, level) }
         }
-        // A tracker can also lose a beat that plays steadily: its beat states can settle on the
-        // comping between the beats where that is wider than the beats themselves (a humanised jazz
-        // kit). Before calling the audio beatless, the steady grid at the tempo tracked is asked too.
+        // A tracker can also lose a beat that plays steadily: a humanised jazz kit's tracked beats
+        // wandered by up to 30 ms around its comping, half a beat after the beat, where a line through
+        // their neighbours finds little. Before calling the audio beatless, the steady grid at the
+        // tempo tracked is asked too.
         if salience < Self.minimumSalience,
             let steady = clearerSteadyGrid(than: salience, period: period, context)
         {
