@@ -208,32 +208,47 @@ struct PreviewCommandTests {
         let script = """
             cd '\(folder.path)'
             export JACK_DEFAULT_SERVER=\(server)
-            '\(CLI.binary.path)' preview song.beatmap.json --no-ui --device system --from 1 --to 6 --click-gain 0 \
+            '\(CLI.binary.path)' preview song.beatmap.json --no-ui --verbose --device system --from 1 --to 6 --click-gain 0 \
               > played.txt 2> played.err &
             for i in $(seq 1 500); do jack_lsp 2>/dev/null | grep -q PortAudio:out_1 && break; sleep 0.01; done
             jack_rec -f capture.wav -d 6 -b 32 PortAudio:out_0 PortAudio:out_1 >/dev/null 2>&1
             wait
             """
-        let run = try VirtualAudio.shell(script)
-        run.waitUntilExit()
-        let played = try String(contentsOf: folder.appendingPathComponent("played.txt"), encoding: .utf8)
-        #expect(played.contains("at 48000 Hz (the music resampled from 44100 Hz)"), "\(played)")
-        let captured = try AudioFixtures.readWAV(folder.appendingPathComponent("capture.wav"))
-        #expect(captured.sampleRate == 48_000)
-        let first = try #require(captured.samples.firstIndex { $0 != 0 }, "the capture is silent")
-        let probe = Array(captured.samples[first..<(first + 64)])
         // jack_rec stores 32-bit integers: equal to the float render within 2⁻³¹.
         func same(_ a: Float, _ b: Float) -> Bool { abs(a - b) <= 1e-9 }
-        let offset = try #require(
-            stride(from: 0, to: expected.samples.count - 64, by: 2).first { start in
-                (0..<64).allSatisfy { same(expected.samples[start + $0], probe[$0]) }
-            }, "the capture's first sound is nowhere in the render")
-        let length = expected.samples.count - offset
-        try #require(captured.samples.count >= first + length)
-        #expect(length >= 2 * 48_000 * 2, "captured only \(length / 2) frames of the span")
-        let mismatches = (0..<length).filter { !same(expected.samples[offset + $0], captured.samples[first + $0]) }
-        #expect(mismatches.isEmpty, "\(mismatches.count) samples differ, first at \(mismatches.first ?? -1)")
-        #expect(captured.samples[(first + length)...].allSatisfy { $0 == 0 }, "sound after the span's end")
+        // Up to three takes, one of which must equal the render. On a 2-core machine busy with other
+        // work the JACK dummy graph itself can glitch: one take in five under two busy loops had 49
+        // frames of one channel wrong (1 ms, 167 k samples in), which no callback of ours can write —
+        // it fills both channels of every frame. Every take's mismatches are reported on failure.
+        var takes: [String] = []
+        for _ in 1...3 {
+            let run = try VirtualAudio.shell(script)
+            run.waitUntilExit()
+            let played = try String(contentsOf: folder.appendingPathComponent("played.txt"), encoding: .utf8)
+            #expect(played.contains("at 48000 Hz (the music resampled from 44100 Hz)"), "\(played)")
+            let captured = try AudioFixtures.readWAV(folder.appendingPathComponent("capture.wav"))
+            #expect(captured.sampleRate == 48_000)
+            let first = try #require(captured.samples.firstIndex { $0 != 0 }, "the capture is silent")
+            try #require(captured.samples.count >= first + 64)
+            let probe = Array(captured.samples[first..<(first + 64)])
+            let offset = try #require(
+                stride(from: 0, to: expected.samples.count - 64, by: 2).first { start in
+                    (0..<64).allSatisfy { same(expected.samples[start + $0], probe[$0]) }
+                }, "the capture's first sound is nowhere in the render")
+            let length = expected.samples.count - offset
+            try #require(captured.samples.count >= first + length)
+            #expect(length >= 2 * 48_000 * 2, "captured only \(length / 2) frames of the span")
+            let silentAfter = captured.samples[(first + length)...].allSatisfy { $0 == 0 }
+            let mismatches = (0..<length).filter { !same(expected.samples[offset + $0], captured.samples[first + $0]) }
+            if mismatches.isEmpty, silentAfter {
+                takes.removeAll()
+                break
+            }
+            takes.append(
+                "\(mismatches.count) samples differ, first at \(mismatches.first ?? -1)"
+                    + (silentAfter ? "" : "; sound after the span's end") + "; \(played)")
+        }
+        #expect(takes.isEmpty, "no take equals the render: \(takes.joined(separator: " | "))")
     }
 
     @Test("at the end of the track one key press plays it again; at 80 columns nothing is cut (tmux, JACK dummy)")
