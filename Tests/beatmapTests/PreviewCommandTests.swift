@@ -240,15 +240,12 @@ struct PreviewCommandTests {
             #expect(length >= 2 * 48_000 * 2, "captured only \(length / 2) frames of the span")
             let silentAfter = captured.samples[(first + length)...].allSatisfy { $0 == 0 }
             let mismatches = (0..<length).filter { !same(expected.samples[offset + $0], captured.samples[first + $0]) }
-            if mismatches.isEmpty, silentAfter {
-                takes.removeAll()
-                break
-            }
+            if mismatches.isEmpty, silentAfter { return }
             takes.append(
                 "\(mismatches.count) samples differ, first at \(mismatches.first ?? -1)"
                     + (silentAfter ? "" : "; sound after the span's end") + "; \(played)")
         }
-        #expect(takes.isEmpty, "no take equals the render: \(takes.joined(separator: " | "))")
+        Issue.record("no take equals the render: \(takes.joined(separator: " | "))")
     }
 
     @Test("at the end of the track one key press plays it again; at 80 columns nothing is cut (tmux, JACK dummy)")
