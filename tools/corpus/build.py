@@ -7,6 +7,7 @@
     python3 tools/corpus/build.py --force              # rebuild (the selected parts) even if built
     python3 tools/corpus/build.py --manifest           # only rewrite manifest.json from what is built
     python3 tools/corpus/build.py --check-split        # compare VALIDATION with the split rule
+    python3 tools/corpus/build.py --record-tools       # write tools.json for built parts lacking one
     BEATMAP_CORPUS_DIR=/elsewhere python3 tools/corpus/build.py   # build into another folder
 
 Parts, in build order (each a script beside this one; see README.md):
@@ -50,6 +51,14 @@ SCRIPTS = {"synthetic": "make-synthetic.py", "hydrogen": "render-hydrogen.py", "
            "lmms": "render-lmms.py", "warped": "make-warped.py", "variants": "make-variants.py",
            "long": "make-long.py", "nonmusic": "make-nonmusic.py"}
 NEEDS = {"warped": ["midi", "lmms"], "variants": ["midi", "lmms"], "long": ["lmms"]}
+# The Debian packages whose versions shape each part's audio, recorded in corpus/PART/tools.json when
+# the part is built and gathered into manifest.json's "tools": a corpus rebuilt on another machine can
+# differ (LMMS's renders do, README.md), and a figure is only comparable with one from the same build.
+PACKAGES = {"synthetic": [], "hydrogen": ["hydrogen", "hydrogen-data"],
+            "midi": ["fluidsynth", "libfluidsynth3", "fluid-soundfont-gm", "openttd-openmsx"],
+            "lmms": ["lmms", "lmms-common"], "warped": ["rubberband-cli", "librubberband2"],
+            "variants": ["sox", "libsox3", "vorbis-tools", "flac", "lame"], "long": ["flac"],
+            "nonmusic": ["espeak-ng", "sox"]}
 
 VALIDATION = [
     "hydrogen/GM_kit_Diddley",
@@ -165,7 +174,45 @@ def run_part(part, force):
     start = time.time()
     subprocess.run(args, check=True)
     cl.log(f"build: {part}: done in {time.time() - start:.0f} s")
+    write_tools(part)
     return True
+
+
+def package_versions(packages):
+    """{package: version} of the installed Debian packages among `packages` (others are left out)."""
+    if not packages:
+        return {}
+    out = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version} ${db:Status-Abbrev}\\n", *packages],
+                         capture_output=True, text=True).stdout
+    versions = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) >= 3 and fields[2].startswith("ii"):
+            versions[fields[0].split(":")[0]] = fields[1]
+    return versions
+
+
+def write_tools(part, after=False):
+    """corpus/PART/tools.json: the Python and the Debian packages this part was just built with
+    (`after`: recorded later by --record-tools, for a part built before the file was written, which
+    says so in the record: the versions are today's, not necessarily the build's)."""
+    record = {"python": sys.version.split()[0], "packages": package_versions(PACKAGES.get(part, []))}
+    if after:
+        record["recorded"] = "after the build (--record-tools)"
+    path = os.path.join(cl.part_dir(part), "tools.json")
+    with open(path + ".tmp", "w") as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def read_tools(part):
+    """The part's tools.json, or None for a part built before it was written."""
+    path = os.path.join(cl.CORPUS, part, "tools.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
 
 
 def manifest():
@@ -186,7 +233,8 @@ def manifest():
         raise SystemExit(f"build: manifest lists missing files: {missing[:5]}")
     path = os.path.join(cl.CORPUS, "manifest.json")
     with open(path + ".tmp", "w") as f:
-        json.dump({"version": 1, "tracks": tracks}, f, indent=1)
+        tools = {part: read_tools(part) for part in PARTS if built(part)}
+        json.dump({"version": 1, "tools": tools, "tracks": tracks}, f, indent=1)
         f.write("\n")
     os.replace(path + ".tmp", path)
     counts = {}
@@ -218,9 +266,18 @@ def main():
     ap.add_argument("--force", action="store_true", help="rebuild the selected parts")
     ap.add_argument("--manifest", action="store_true", help="only rewrite manifest.json")
     ap.add_argument("--check-split", action="store_true", help="compare VALIDATION with the rule")
+    ap.add_argument("--record-tools", action="store_true",
+                    help="write tools.json (today's package versions, marked as such) for built parts lacking one")
     args = ap.parse_args()
     if args.check_split:
         sys.exit(check_split())
+    if args.record_tools:
+        for part in PARTS:
+            if built(part) and read_tools(part) is None:
+                write_tools(part, after=True)
+                cl.log(f"build: {part}: tools.json recorded after the build")
+        manifest()
+        return
     os.makedirs(cl.CORPUS, exist_ok=True)
     if not args.manifest:
         parts = args.parts.split(",") if args.parts else PARTS
