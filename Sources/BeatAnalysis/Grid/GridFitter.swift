@@ -127,11 +127,13 @@ public struct GridFitter: Sendable {
                 beats: fittedSegments.flatMap(\.beats), blockLevels: blockLevels, blockDuration: blockDuration)
         {
             fittedSegments = fittedSegments.compactMap { segment in
-                let moved = segment.beats.map { $0 + shift }.filter { $0 >= 0 && $0 < duration }
+                let moved = segment.beats.map { $0 + shift }.filter { $0 >= -Self.startReach && $0 < duration }
                 guard let first = moved.first else { return nil }
                 return FittedSegment(bpm: segment.bpm, firstBeat: first, beats: moved)
             }
         }
+        // A first beat a hair before the file's start is the music's first beat, at 0 s.
+        fittedSegments = Self.startingAtZero(fittedSegments)
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
         let method: FitMethod
@@ -309,14 +311,15 @@ public struct GridFitter: Sendable {
     /// Followed beats: the tracked beats (each already placed on the onset strength's peak near it),
     /// each interval its own tempo segment.
     func followed(_ tracked: [Double], duration: Double) -> [FittedSegment] {
-        perBeatSegments(spaced(tracked, duration: duration))
+        // A beat a hair before 0 s is kept for ``startingAtZero(_:)`` to settle.
+        perBeatSegments(spaced(tracked, duration: duration, earliest: -Self.startReach))
     }
 
-    /// `beats` inside the audio, in time order and at most 400 BPM apart (a beat closer than 0.15 s to
-    /// the one kept before it is dropped).
-    func spaced(_ beats: [Double], duration: Double) -> [Double] {
+    /// `beats` inside the audio (from `earliest` seconds on), in time order and at most 400 BPM apart
+    /// (a beat closer than 0.15 s to the one kept before it is dropped).
+    func spaced(_ beats: [Double], duration: Double, earliest: Double = 0) -> [Double] {
         var result: [Double] = []
-        for beat in beats where beat >= 0 && beat < duration {
+        for beat in beats where beat >= earliest && beat < duration {
             if let last = result.last, beat - last < 0.15 { continue }
             result.append(beat)
         }

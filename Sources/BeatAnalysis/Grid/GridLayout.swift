@@ -25,22 +25,52 @@ extension GridFitter {
         for index in 0..<(segments.count - 1) {
             cuts.append(bestCut(segments[index], segments[index + 1], novelty: novelty))
         }
+        // Music that starts at the file's start: grid points a little before 0 s are kept for now,
+        // so that the transients can still move them, and ``startingAtZero(_:)`` settles them.
+        let earliest = start <= 0 ? -Self.startReach : 0
         var result: [FittedSegment] = []
         var previousBeat = -Double.infinity
         for (index, segment) in segments.enumerated() {
             let grid = segment.grid
             // Beats strictly after the previous segment's last beat, at least a third of a beat on.
-            let lower = max(index == 0 ? start : cuts[index - 1], previousBeat + grid.period / 3)
+            let lower = max(
+                index == 0 ? (start <= 0 ? earliest : start) : cuts[index - 1], previousBeat + grid.period / 3)
             let upper = index + 1 < segments.count ? cuts[index] - 0.5 * grid.period : end
             let first = grid.firstIndex(atOrAfter: lower)
             let last = grid.lastIndex(atOrBefore: upper)
             guard last >= first else { continue }
-            let beats = (first...last).map { grid.time($0) }.filter { $0 >= 0 && $0 < duration }
+            let beats = (first...last).map { grid.time($0) }.filter { $0 >= earliest && $0 < duration }
             if let lastBeat = beats.last { previousBeat = lastBeat }
             guard let firstBeat = beats.first else { continue }
             result.append(FittedSegment(bpm: 60 / grid.period, firstBeat: firstBeat, beats: beats))
         }
         return result
+    }
+
+    /// How far before 0 s a beat may lie and still be the music's first beat, put at 0 s: 2 ms, the
+    /// precision the beats are placed to on their transients (step 8 of docs/analyze.md). A song whose
+    /// first hit starts the file has its first grid point at 0 s give or take the fit's error, and about
+    /// half the time that error puts it a fraction of a millisecond before the file starts; dropped,
+    /// the song's first beat (and often its first downbeat) went missing from the map. At 0 s the beat
+    /// is at most this far off its segment's grid, well inside `validate`'s `off-grid` tolerance (5 ms).
+    static let startTolerance = 0.002
+    /// How far before 0 s ``layOut(_:novelty:span:sounding:duration:)`` keeps grid points, for the
+    /// transient alignment to move (by up to 25 ms earlier or 12 ms later): ``startTolerance`` plus
+    /// the most that alignment can move a beat later.
+    static let startReach = startTolerance + TransientAlignment.searchRange.upperBound
+
+    /// `segments` with beats before 0 s settled: a beat within ``startTolerance`` of 0 s is put at
+    /// 0 s, one earlier is dropped (a segment left without beats goes too).
+    static func startingAtZero(_ segments: [FittedSegment]) -> [FittedSegment] {
+        segments.compactMap { segment in
+            guard let first = segment.beats.first, first < 0 else { return segment }
+            let beats = segment.beats.compactMap { beat -> Double? in
+                guard beat < 0 else { return beat }
+                return beat >= -startTolerance ? 0 : nil
+            }
+            guard let firstBeat = beats.first else { return nil }
+            return FittedSegment(bpm: segment.bpm, firstBeat: firstBeat, beats: beats)
+        }
     }
 
     /// The beat of `next`'s grid, near the two segments' boundary, from which on the beats fit the
