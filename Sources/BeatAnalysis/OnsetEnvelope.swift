@@ -54,9 +54,12 @@ public struct OnsetEnvelope: Sendable, Equatable {
     public func peaks(threshold: Float = 1.5, minimumInterval: Double = 0.05) -> [OnsetPeak] {
         guard values.count >= 3 else { return [] }
         let window = max(2, Int((0.1 / hopDuration).rounded()))
-        var prefix = [Double](repeating: 0, count: values.count + 1)
-        for (index, value) in values.enumerated() { prefix[index + 1] = prefix[index] + Double(value) }
-        let floor = Float(prefix[values.count] / Double(values.count)) * 0.3
+        var total = 0.0
+        for value in values { total += Double(value) }
+        let floor = Float(total / Double(values.count)) * 0.3
+        // The window means from running sums in a ring: a whole prefix array was the analysis's peak
+        // memory on an hour of audio.
+        var sums = WindowSums(width: 2 * window + 1)
         var result: [OnsetPeak] = []
         var lastIndex = -Int.max / 2
         let gap = max(1, Int((minimumInterval / hopDuration).rounded()))
@@ -65,7 +68,7 @@ public struct OnsetEnvelope: Sendable, Equatable {
             guard value > values[index - 1], value >= values[index + 1], value > floor else { continue }
             let low = max(0, index - window)
             let high = min(values.count, index + window + 1)
-            let mean = Float((prefix[high] - prefix[low]) / Double(high - low))
+            let mean = Float(sums.sum(of: values, from: low, to: high) / Double(high - low))
             guard value > threshold * mean else { continue }
             let left = Double(values[index - 1])
             let centre = Double(value)

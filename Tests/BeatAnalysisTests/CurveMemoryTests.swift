@@ -55,3 +55,37 @@ struct CurveMemoryTests {
         #expect(LowBand.percentile95(ofPositive: []) == nil)
     }
 }
+
+/// Window sums and percentiles without whole-song copies give what the copies gave.
+@Suite("Window sums and ranks without whole-song copies")
+struct WindowAndRankTests {
+    @Test("window sums from a ring equal a whole prefix array's differences, bit for bit", arguments: [1, 5, 21])
+    func windowSumsMatchPrefix(radius: Int) {
+        let values = CurveMemoryTests.values(3_000, seed: UInt64(radius))
+        var prefix = [Double](repeating: 0, count: values.count + 1)
+        for index in values.indices { prefix[index + 1] = prefix[index] + Double(values[index]) }
+        var sums = WindowSums(width: 2 * radius + 1)
+        for index in values.indices {
+            let low = max(0, index - radius)
+            let high = min(values.count, index + radius + 1)
+            #expect(sums.sum(of: values, from: low, to: high) == prefix[high] - prefix[low], "index \(index)")
+        }
+    }
+
+    @Test(
+        "the value of rank ⌊f·n⌋ equals the sorted copy's, ties and zeros included",
+        arguments: [1, 2, 19, 20, 21, 1_000, 4_321])
+    func rankMatchesSort(count: Int) throws {
+        let values = CurveMemoryTests.values(count, seed: UInt64(count) + 11)
+        let sorted = values.sorted()
+        for fraction in [0, 0.5, 0.9, 0.95, 1] {
+            let expected = sorted[min(count - 1, Int(Double(count) * fraction))]
+            #expect(RankSelection.value(atFraction: fraction, of: values) == expected, "fraction \(fraction)")
+        }
+    }
+
+    @Test("no values, no rank")
+    func empty() {
+        #expect(RankSelection.value(atFraction: 0.9, of: [Float]()) == nil)
+    }
+}

@@ -158,14 +158,14 @@ public struct GridFitter: Sendable {
     ) -> [Double] {
         let envelope = novelty.envelope
         // The activation: novelty over the strong onsets' level, clipped to 0…1.
-        let strengths = peaks.filter { span.contains($0.time) }.map(\.strength).sorted()
-        guard !strengths.isEmpty else { return [] }
-        let scale = strengths[min(strengths.count - 1, Int(Double(strengths.count) * 0.9))]
-        guard scale > 0 else { return [] }
-        let activation = envelope.values.map { min(1, $0 / Float(scale)) }
+        let inSpan = peaks.lazy.filter { span.contains($0.time) }.map(\.strength)
+        guard let scale = RankSelection.value(atFraction: 0.9, of: inSpan), scale > 0 else { return [] }
+        let values = envelope.values
+        let level = Float(scale)
         // Long tracks are tracked in chunks of about four minutes with 30 s of context on either side,
         // so the tracker's memory stays bounded (one byte per tempo and frame of a chunk); each chunk
-        // keeps the beats of its own four minutes.
+        // keeps the beats of its own four minutes. The activation is made chunk by chunk too: a whole
+        // song's at once was 1.2 MB more at the analysis's peak on an hour of audio.
         let hop = envelope.hopDuration
         let chunk = Int((240 / hop).rounded())
         let context = Int((30 / hop).rounded())
@@ -173,10 +173,11 @@ public struct GridFitter: Sendable {
         var start = 0
         repeat {
             let lower = max(0, start - context)
-            let upper = activation.count - start <= chunk + context ? activation.count : start + chunk + context
-            let keepUpper = upper == activation.count ? Double.infinity : Double(start + chunk)
+            let upper = values.count - start <= chunk + context ? values.count : start + chunk + context
+            let keepUpper = upper == values.count ? Double.infinity : Double(start + chunk)
             let frames = BeatTracker().track(
-                activation: Array(activation[lower..<upper]), frameDuration: hop, shortest: period / range,
+                activation: values[lower..<upper].map { min(1, $0 / level) }, frameDuration: hop,
+                shortest: period / range,
                 longest: period * range, preferred: period)
             for frame in frames {
                 let position = Double(lower) + frame
@@ -185,8 +186,8 @@ public struct GridFitter: Sendable {
                 if let last = beats.last, time - last < 0.5 * period { continue }
                 beats.append(time)
             }
-            start = upper == activation.count ? upper : start + chunk
-        } while start < activation.count
+            start = upper == values.count ? upper : start + chunk
+        } while start < values.count
         return beats.filter { $0 >= span.lowerBound - 0.5 * period && $0 <= span.upperBound + 0.5 * period }
     }
 

@@ -7,10 +7,15 @@ extension GridFitter {
     /// From the first to the last onset that is at least 5 % as strong as the strong onsets (the 90th
     /// percentile), so a silent or near-silent intro and outro get no beats.
     func musicalSpan(_ peaks: [OnsetPeak], duration: Double) -> ClosedRange<Double> {
-        let strengths = peaks.map(\.strength).sorted()
-        let reference = strengths[min(strengths.count - 1, Int(Double(strengths.count) * 0.9))]
-        let significant = peaks.filter { $0.strength >= 0.05 * reference && $0.time >= 0 && $0.time <= duration }
-        guard let first = significant.first?.time, let last = significant.last?.time, first < last else {
+        guard let reference = RankSelection.value(atFraction: 0.9, of: peaks.lazy.map(\.strength)) else {
+            return 0...duration
+        }
+        func significant(_ peak: OnsetPeak) -> Bool {
+            peak.strength >= 0.05 * reference && peak.time >= 0 && peak.time <= duration
+        }
+        guard let first = peaks.first(where: significant)?.time, let last = peaks.last(where: significant)?.time,
+            first < last
+        else {
             return 0...duration
         }
         return first...last
@@ -20,9 +25,7 @@ extension GridFitter {
     /// percentile of the hops' mean squares); `nil` when it never does.
     func soundingSpan(_ levels: [Float], hopDuration: Double) -> ClosedRange<Double>? {
         guard !levels.isEmpty else { return nil }
-        let sorted = levels.sorted()
-        let loud = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
-        guard loud > 0 else { return nil }
+        guard let loud = RankSelection.value(atFraction: 0.95, of: levels), loud > 0 else { return nil }
         let threshold = loud * 0.001
         guard let first = levels.firstIndex(where: { $0 >= threshold }),
             let last = levels.lastIndex(where: { $0 >= threshold })

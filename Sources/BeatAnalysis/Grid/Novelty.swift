@@ -11,23 +11,13 @@ struct Novelty {
         let values = source.values
         let count = values.count
         let radius = max(1, Int((0.1 / source.hopDuration).rounded()))
-        // The running sums `prefix[k]` (of the first k values) a window needs, `prefix[low]` to
-        // `prefix[high]`, in a ring of 2·radius + 2: the same sums as a whole prefix array, without
-        // one as long as the song (2.5 MB on an hour) alive at once.
-        let ringSize = 2 * radius + 2
-        var ring = [Double](repeating: 0, count: ringSize)
-        var computed = 0
-        var running = 0.0
+        // The window sums from running sums in a ring: no prefix array as long as the song alive at once.
+        var sums = WindowSums(width: 2 * radius + 1)
         var result = [Float](repeating: 0, count: count)
         for index in 0..<count {
             let low = max(0, index - radius)
             let high = min(count, index + radius + 1)
-            while computed < high {
-                running += Double(values[computed])
-                computed += 1
-                ring[computed % ringSize] = running
-            }
-            let mean = (ring[high % ringSize] - ring[low % ringSize]) / Double(high - low)
+            let mean = sums.sum(of: values, from: low, to: high) / Double(high - low)
             result[index] = Float(max(0, Double(values[index]) - mean))
         }
         envelope = OnsetEnvelope(values: result, hopDuration: source.hopDuration, startTime: source.startTime)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
-import HeapModule
 
 /// A second-order low-pass filter at 150 Hz (a Butterworth biquad by the bilinear transform) that
 /// measures, hop by hop, the energy of the kick drum and the bass. Broadband onset strength cannot tell
@@ -75,23 +74,9 @@ struct LowBand: Sendable {
     }
 
     /// The value at index ⌊0.95·n⌋ of the `n` positive values of `levels` sorted ascending (the last
-    /// when that is past the end), or `nil` when none is positive: the least of the largest ones (a
-    /// twentieth of them), kept in a min-heap (swift-collections' `Heap`) instead of a sorted copy of
-    /// an hour's levels.
+    /// when that is past the end), or `nil` when none is positive, without a sorted copy of an hour's
+    /// levels (``RankSelection``).
     static func percentile95(ofPositive levels: [Float]) -> Float? {
-        var positive = 0
-        for level in levels where level > 0 { positive += 1 }
-        guard positive > 0 else { return nil }
-        // The wanted value is the (positive − index)-th largest.
-        let keep = positive - min(positive - 1, Int(Double(positive) * 0.95))
-        var largest = Heap<Float>(minimumCapacity: keep)
-        for level in levels where level > 0 {
-            if largest.count < keep {
-                largest.insert(level)
-            } else if let least = largest.min, level > least {
-                _ = largest.replaceMin(with: level)
-            }
-        }
-        return largest.min
+        RankSelection.value(atFraction: 0.95, of: levels.lazy.filter { $0 > 0 })
     }
 }
