@@ -15,7 +15,8 @@ import Foundation
 ///    (``GridModelSelector``). Where the tempo moves, the level is read again in beat time
 ///    (``beatTimeLevel(_:envelope:lowLevels:)``); followed beats are put on the kick, lose no half beat
 ///    to a detour (``repairingSlips(_:lowBand:)``), and sections taken at another pulse are tracked
-///    again (``repairingLevelSections(_:novelty:peaks:span:)``).
+///    again (``repairingLevelSections(_:novelty:peaks:span:)``); the model is then chosen again on the
+///    repaired beats, which one grid may now explain.
 /// 4. Each grid refined by least squares against the onsets (BPM to ≤ 0.01, phase to ≤ 1 ms on clicks)
 ///    and laid over the music (``layOut(_:novelty:span:sounding:duration:)``).
 public struct GridFitter: Sendable {
@@ -86,6 +87,16 @@ public struct GridFitter: Sendable {
                 tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand)
                 let sections = repairingLevelSections(tracked, novelty: novelty, peaks: peaks, span: span)
                 if sections != tracked { tracked = onTheKick(tracked: sections, lowBand: lowBand) }
+                // The model was chosen on the beats as tracked; repaired, they may lie on one grid after
+                // all (a tracker that spent long stretches on the off-beats explained too few beats for
+                // any grid). The simplest model is chosen again on the beats as they now are.
+                if options.mode == .auto,
+                    case .grid(let pieces) = selectModel(
+                        tracked, period: BeatSequence(beats: tracked).medianInterval, context)
+                {
+                    model = onTheKick(
+                        .grid(pieces), global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
+                }
             } else {
                 model = onTheKick(model, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
             }

@@ -75,31 +75,34 @@ extension GridFitter {
             (tracked, salience) = steady
         }
         guard salience >= Self.minimumSalience else { throw .noRegularBeat(score: salience) }
-        let observations = observe(tracked, matcher: matcher, period: period)
-        let model: GridModel
-        if options.mode == .follow || observations.count < 8 {
-            model = .follow
-        } else {
-            var selector = GridModelSelector()
-            selector.allowChanges = options.mode != .constant
-            selector.allowFollow = options.mode == .auto
-            model = selector.select(
-                observations, tracked: tracked.count,
-                fit: { range, line in
-                    piece(
-                        range, line: line, observations: observations, tracked: tracked, matcher: matcher,
-                        novelty: novelty)
-                },
-                trackedBeatsAreStronger: { pieces in
-                    let gridBeats = pieces.flatMap { piece in
-                        let first = piece.grid.firstIndex(atOrAfter: piece.span.lowerBound)
-                        let last = piece.grid.lastIndex(atOrBefore: piece.span.upperBound)
-                        return last >= first ? (first...last).map { piece.grid.time($0) } : []
-                    }
-                    return meanValue(tracked, novelty: novelty) > meanValue(gridBeats, novelty: novelty)
-                })
-        }
+        let model = selectModel(tracked, period: period, context)
         return TrackedSelection(tracked: tracked, salience: salience, model: model)
+    }
+
+    /// The simplest model of `tracked` (beats about `period` seconds apart) that explains them
+    /// (``GridModelSelector``): one grid, tempo segments, or the beats followed, as the mode allows.
+    func selectModel(_ tracked: [Double], period: Double, _ context: TrackingContext) -> GridModel {
+        let (novelty, matcher) = (context.novelty, context.matcher)
+        let observations = observe(tracked, matcher: matcher, period: period)
+        if options.mode == .follow || observations.count < 8 { return .follow }
+        var selector = GridModelSelector()
+        selector.allowChanges = options.mode != .constant
+        selector.allowFollow = options.mode == .auto
+        return selector.select(
+            observations, tracked: tracked.count,
+            fit: { range, line in
+                piece(
+                    range, line: line, observations: observations, tracked: tracked, matcher: matcher,
+                    novelty: novelty)
+            },
+            trackedBeatsAreStronger: { pieces in
+                let gridBeats = pieces.flatMap { piece in
+                    let first = piece.grid.firstIndex(atOrAfter: piece.span.lowerBound)
+                    let last = piece.grid.lastIndex(atOrBefore: piece.span.upperBound)
+                    return last >= first ? (first...last).map { piece.grid.time($0) } : []
+                }
+                return meanValue(tracked, novelty: novelty) > meanValue(gridBeats, novelty: novelty)
+            })
     }
 }
 
