@@ -107,6 +107,8 @@ public struct AnalysisReport: Sendable {
         let tempo: String
         if fit.method == .aubioTempo {
             tempo = "aubio beats (free)"
+        } else if fit.method == .ramp, let first = fit.segments.first, let last = fit.segments.last {
+            tempo = "tempo ramp \(bpm(first.bpm)) → \(bpm(last.bpm)) BPM"
         } else if fit.method == .follow {
             let tempi = fit.segments.map(\.bpm)
             tempo = "beats followed at \(bpm(tempi.min() ?? 0))–\(bpm(tempi.max() ?? 0)) BPM"

@@ -178,25 +178,11 @@ def run_part(part, force):
     return True
 
 
-def package_versions(packages):
-    """{package: version} of the installed Debian packages among `packages` (others are left out)."""
-    if not packages:
-        return {}
-    out = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version} ${db:Status-Abbrev}\\n", *packages],
-                         capture_output=True, text=True).stdout
-    versions = {}
-    for line in out.splitlines():
-        fields = line.split()
-        if len(fields) >= 3 and fields[2].startswith("ii"):
-            versions[fields[0].split(":")[0]] = fields[1]
-    return versions
-
-
 def write_tools(part, after=False):
     """corpus/PART/tools.json: the Python and the Debian packages this part was just built with
     (`after`: recorded later by --record-tools, for a part built before the file was written, which
     says so in the record: the versions are today's, not necessarily the build's)."""
-    record = {"python": sys.version.split()[0], "packages": package_versions(PACKAGES.get(part, []))}
+    record = {"python": sys.version.split()[0], "packages": cl.package_versions(PACKAGES.get(part, []))}
     if after:
         record["recorded"] = "after the build (--record-tools)"
     path = os.path.join(cl.part_dir(part), "tools.json")

@@ -177,6 +177,20 @@ def audio_duration(path):
     return float(out.strip())
 
 
+def package_versions(packages):
+    """{package: version} of the installed Debian packages among `packages` (others are left out)."""
+    if not packages:
+        return {}
+    out = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version} ${db:Status-Abbrev}\\n", *packages],
+                         capture_output=True, text=True).stdout
+    versions = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) >= 3 and fields[2].startswith("ii"):
+            versions[fields[0].split(":")[0]] = fields[1]
+    return versions
+
+
 # ---------------------------------------------------------------- truth and index files
 
 def write_text(path, text):

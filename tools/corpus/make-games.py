@@ -43,17 +43,6 @@ VARIANTS = [(48000, 2, "mp3"), (22050, 1, "flac")]
 TOOLS = ["sox", "libsox3", "libsox-fmt-mp3", "lame", "flac"]
 
 
-def package_versions(packages):
-    out = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version} ${db:Status-Abbrev}\\n", *packages],
-                         capture_output=True, text=True).stdout
-    versions = {}
-    for line in out.splitlines():
-        fields = line.split()
-        if len(fields) >= 3 and fields[2].startswith("ii"):
-            versions[fields[0].split(":")[0]] = fields[1]
-    return versions
-
-
 def make_variant(src, dst, rate, channels, codec):
     with tempfile.TemporaryDirectory() as scratch:
         wav = os.path.join(scratch, "variant.wav")
@@ -109,7 +98,7 @@ def main(argv):
         cl.log(f"games [{n + 1}/{len(sources)}] {name}: {seconds:.0f} s, {split}")
     cl.write_index("games", entries)
     record = {"python": sys.version.split()[0],
-              "packages": package_versions([p for p, _, _ in SOURCES] + TOOLS)}
+              "packages": cl.package_versions([p for p, _, _ in SOURCES] + TOOLS)}
     cl.write_text(os.path.join(folder, "tools.json"), json.dumps(record, indent=1, sort_keys=True) + "\n")
     cl.log(f"games: {len(sources)} songs, {len(entries) - len(sources)} variants, "
            f"{len(validation)} songs in validation")

@@ -59,6 +59,9 @@ public enum FitMethod: String, Sendable, Equatable, CaseIterable {
     case gridConstant = "grid-constant"
     /// Grids with tempo changes between them.
     case gridSegments = "grid-segments"
+    /// A tempo that changes steadily (a ramp): beats on one smooth tempo curve, each interval its own
+    /// tempo segment.
+    case ramp
     /// The tracked beats, followed one by one.
     case follow
     /// One grid at a tempo the user gave.
@@ -67,7 +70,7 @@ public enum FitMethod: String, Sendable, Equatable, CaseIterable {
     case aubioTempo = "aubio-tempo"
 
     /// Whether the beats lie on grids (with a tempo and metric alternatives to report).
-    public var isGrid: Bool { self != .follow && self != .aubioTempo }
+    public var isGrid: Bool { self != .follow && self != .ramp && self != .aubioTempo }
 }
 
 /// The result of fitting a grid to an onset envelope.

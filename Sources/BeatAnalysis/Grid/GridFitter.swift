@@ -90,12 +90,11 @@ public struct GridFitter: Sendable {
                 // The model was chosen on the beats as tracked; repaired, they may lie on one grid after
                 // all (a tracker that spent long stretches on the off-beats explained too few beats for
                 // any grid). The simplest model is chosen again on the beats as they now are.
-                if options.mode == .auto,
-                    case .grid(let pieces) = selectModel(
-                        tracked, period: BeatSequence(beats: tracked).medianInterval, context)
-                {
-                    model = onTheKick(
-                        .grid(pieces), global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
+                if options.mode == .auto {
+                    let again = selectModel(tracked, period: BeatSequence(beats: tracked).medianInterval, context)
+                    if again != .follow {
+                        model = onTheKick(again, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
+                    }
                 }
             } else {
                 model = onTheKick(model, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
@@ -128,6 +127,10 @@ public struct GridFitter: Sendable {
             fittedSegments = layOut(
                 [SegmentFit(span: span, grid: grid, score: scored.score, alternatives: scored.alternatives)],
                 novelty: novelty, span: span, sounding: sounding, duration: duration)
+        case .ramp(let ramp):
+            // One parabola refined against the onsets; each of its beats a segment, as followed beats are.
+            fittedSegments = followed(beats(of: refine(ramp, matcher: matcher), in: span), duration: duration)
+            chosen.score = trackedSalience
         case .follow:
             fittedSegments = followed(tracked, duration: duration)
             chosen.score = trackedSalience
@@ -152,6 +155,8 @@ public struct GridFitter: Sendable {
             method = .forcedBPM
         } else if case .follow = model {
             method = .follow
+        } else if case .ramp = model {
+            method = .ramp
         } else {
             method = fittedSegments.count > 1 ? .gridSegments : .gridConstant
         }

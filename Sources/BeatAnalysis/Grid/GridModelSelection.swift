@@ -35,6 +35,8 @@ struct GridPiece: Sendable, Equatable {
 enum GridModel: Sendable, Equatable {
     /// One grid, or a few grids with tempo changes between them.
     case grid([GridPiece])
+    /// A tempo that changes steadily through the song (``TempoRamp``).
+    case ramp(TempoRamp)
     /// No grid explains the beats: follow them one by one.
     case follow
 }
@@ -59,6 +61,8 @@ struct GridModelSelector: Sendable {
     var allowChanges = true
     /// Whether following is allowed (`false` when a grid is asked for).
     var allowFollow = true
+    /// Whether a steady tempo change may be a ramp rather than tempo segments (`auto` only).
+    var allowRamp = true
 
     /// The model for `observations` (sorted by index). `fit` turns a run of observations and the
     /// least-squares line through them into a grid piece, and counts the tracked beats it covers and
@@ -99,6 +103,24 @@ struct GridModelSelector: Sendable {
                     index += 1
                 }
             }
+            // Where the tempo changes, it may change steadily: a ramp, if it fits the beats better than
+            // the pieces do and, like a piece, pays for its one extra parameter with 32 more beats
+            // explained than one grid.
+            if allowRamp, pieces.count > 1,
+                let ramp = rampRatherThanSteps(observations, pieces: pieces.map(\.range), sums: sums, sigma: sigma)
+            {
+                let explained = observations.filter {
+                    abs($0.time - ramp.time($0.index)) <= Self.explainTolerance
+                }.count
+                if explained - one.explained >= minimumPieceBeats {
+                    if allowFollow, Double(explained) < Self.minimumExplained * Double(tracked),
+                        trackedBeatsAreStronger(pieces.map(\.fit.piece))
+                    {
+                        return .follow
+                    }
+                    return .ramp(ramp)
+                }
+            }
             let explained = pieces.reduce(0) { $0 + $1.fit.explained }
             if pieces.count > 1, explained - one.explained >= minimumPieceBeats * (pieces.count - 1) {
                 best = (pieces.map(\.fit.piece), explained)
@@ -110,6 +132,33 @@ struct GridModelSelector: Sendable {
             return .follow
         }
         return .grid(best.pieces)
+    }
+
+    /// A tracked beat within this of a model's beat is explained by it (seconds): about where two
+    /// sounds meant together start to be heard apart.
+    static let explainTolerance = 0.015
+
+    /// The ramp through `observations` when it explains them better than the tempo segments `pieces`
+    /// by the Bayesian information criterion — residual sums of squares in units of the timing noise
+    /// `sigma`, plus `ln n` per parameter: three for the ramp, three per piece less one for the pieces
+    /// (a tempo and a phase each, and where each but the first starts) — and its tempo stays within
+    /// the tracker's range (the intervals at its ends within 1.3× of each other) and positive. A song
+    /// that steps from one tempo to another is two lines, which a parabola fits worse; one that speeds
+    /// up steadily is a parabola, which a staircase of lines fits worse and with more parameters.
+    func rampRatherThanSteps(
+        _ observations: [BeatObservation], pieces: [Range<Int>], sums: LineSums, sigma: Double
+    ) -> TempoRamp? {
+        let points = observations.map { (index: $0.index, time: $0.time) }
+        guard pieces.count > 1, let ramp = TempoRamp.fit(points) else { return nil }
+        let first = ramp.interval(at: ramp.indices.lowerBound)
+        let last = ramp.interval(at: ramp.indices.upperBound - 1)
+        guard first > 0, last > 0, max(first, last) < 1.3 * min(first, last) else { return nil }
+        let n = Double(observations.count)
+        let variance = sigma * sigma
+        let steps =
+            pieces.reduce(0.0) { $0 + sums.residual($1) } / variance + Double(3 * pieces.count - 1) * log(n)
+        let parabola = ramp.residual(points) / variance + 3 * log(n)
+        return parabola < steps ? ramp : nil
     }
 
     /// The share of the tracked beats a grid must explain (lie within 15 ms of), or the beats are

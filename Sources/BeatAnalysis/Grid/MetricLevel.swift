@@ -150,10 +150,15 @@ extension GridFitter {
 
     /// `model` with each grid piece whose midpoints carry the kick (``kickMarksMidpoints(_:lowBand:)``)
     /// moved by half a beat and refined there. A model without pieces stands for `global` refined over
-    /// `span`; it comes back as that one piece, so the grid is refined once.
+    /// `span`; it comes back as that one piece, so the grid is refined once. A ramp whose midpoints
+    /// carry the kick moves by half a beat too.
     func onTheKick(
         _ model: GridModel, global: Grid, span: ClosedRange<Double>, matcher: PeakMatcher, lowBand: Novelty?
     ) -> GridModel {
+        if lowBand != nil, case .ramp(let ramp) = model {
+            let sequence = BeatSequence(beats: ramp.indices.map { ramp.time($0) })
+            return kickMarksMidpoints(sequence, lowBand: lowBand) ? .ramp(ramp.halfBeatLater) : model
+        }
         guard lowBand != nil, case .grid(let pieces) = model else { return model }
         let original =
             pieces.isEmpty

@@ -88,6 +88,7 @@ extension GridFitter {
         var selector = GridModelSelector()
         selector.allowChanges = options.mode != .constant
         selector.allowFollow = options.mode == .auto
+        selector.allowRamp = options.mode == .auto
         return selector.select(
             observations, tracked: tracked.count,
             fit: { range, line in
@@ -129,7 +130,7 @@ extension GridModel {
     /// Whether the model's tempo moves: followed beats, or more than one grid.
     var varies: Bool {
         switch self {
-        case .follow: return true
+        case .follow, .ramp: return true
         case .grid(let pieces): return pieces.count > 1
         }
     }
