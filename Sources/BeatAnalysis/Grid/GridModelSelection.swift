@@ -104,20 +104,17 @@ struct GridModelSelector: Sendable {
                 }
             }
             // Where the tempo changes, it may change steadily: a ramp, if it fits the beats better than
-            // the pieces do and, like a piece, pays for its one extra parameter with 32 more beats
-            // explained than one grid.
+            // the pieces do, pays for its one extra parameter with 32 more beats explained than one
+            // grid (as a piece must), and explains as many of them as a grid must not to be followed.
             if allowRamp, pieces.count > 1,
                 let ramp = rampRatherThanSteps(observations, pieces: pieces.map(\.range), sums: sums, sigma: sigma)
             {
                 let explained = observations.filter {
                     abs($0.time - ramp.time($0.index)) <= Self.explainTolerance
                 }.count
-                if explained - one.explained >= minimumPieceBeats {
-                    if allowFollow, Double(explained) < Self.minimumExplained * Double(tracked),
-                        trackedBeatsAreStronger(pieces.map(\.fit.piece))
-                    {
-                        return .follow
-                    }
+                if explained - one.explained >= minimumPieceBeats,
+                    Double(explained) >= Self.minimumExplained * Double(tracked)
+                {
                     return .ramp(ramp)
                 }
             }
@@ -149,7 +146,7 @@ struct GridModelSelector: Sendable {
         _ observations: [BeatObservation], pieces: [Range<Int>], sums: LineSums, sigma: Double
     ) -> TempoRamp? {
         let points = observations.map { (index: $0.index, time: $0.time) }
-        guard pieces.count > 1, let ramp = TempoRamp.fit(points) else { return nil }
+        guard let ramp = TempoRamp.fit(points) else { return nil }
         let first = ramp.interval(at: ramp.indices.lowerBound)
         let last = ramp.interval(at: ramp.indices.upperBound - 1)
         guard first > 0, last > 0, max(first, last) < 1.3 * min(first, last) else { return nil }
