@@ -246,7 +246,7 @@ public struct GridFitter: Sendable {
             var explained = 0
             for beat in tracked where span.contains(beat) {
                 let k = ((beat - grid.anchor) / grid.period).rounded()
-                if abs(beat - grid.time(Int(k))) <= 0.015 { explained += 1 }
+                if abs(beat - grid.time(Int(k))) <= GridModelSelector.explainTolerance { explained += 1 }
             }
             return (grid, explained)
         }
