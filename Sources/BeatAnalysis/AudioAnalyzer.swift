@@ -51,6 +51,7 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
     /// a tempo the user gives.
     public var remedy: Remedy? {
         if case .noBeat(_, .noRegularBeat) = self { return .forceTempo }
+        if case .noBeat(_, .tooFewBeats) = self { return .forceTempo }
         return nil
     }
 }

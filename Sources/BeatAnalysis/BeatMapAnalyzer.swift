@@ -40,6 +40,10 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
     /// Few of the map's beats meet an onset, or the beats barely stand out from the rest of the audio:
     /// the map may be at the wrong tempo or phase.
     case lowConfidence(confidence: Double, score: Double)
+    /// The audio holds too few beats (`count`, under ``GridFit/fewestSureBeats``) for their standing
+    /// out to tell a beat from chance onsets: a short jingle is mapped, but so might a few seconds of
+    /// speech or applause be.
+    case fewBeats(count: Int, seconds: Double)
 
     /// A sentence for users.
     public var description: String {
@@ -47,6 +51,9 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
         case .lowConfidence(let confidence, let score):
             return
                 "low confidence (\(String(format: "%.2f", confidence)) of the beats meet an onset; score \(String(format: "%.1f", score))): listen to the map before using it"
+        case .fewBeats(let count, let seconds):
+            return
+                "only \(count) beats in \(String(format: "%.1f", seconds)) s: too few to tell a beat from chance onsets; listen to the map before using it"
         }
     }
 }
@@ -121,6 +128,7 @@ public struct BeatMapAnalyzer: Sendable {
         try Self.check(map, path: audioURL.path)
         var warnings: [AnalysisWarning] = []
         if fit.isLowConfidence { warnings.append(.lowConfidence(confidence: fit.confidence, score: fit.score)) }
+        if fit.hasFewBeats { warnings.append(.fewBeats(count: fit.beats.count, seconds: analysis.duration)) }
         return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis, warnings: warnings)
     }
 

@@ -94,6 +94,16 @@ public struct GridFit: Sendable, Equatable {
     /// stand out from the rest of the audio.
     public var isLowConfidence: Bool { method != .aubioTempo && (confidence < 0.5 || score < 3) }
 
+    /// The fewest beats whose standing out (the tracker's salience, each beat placed by four neighbours
+    /// either side) tells a beat from chance onsets: nine.
+    public static let fewestSureBeats = 2 * GridFitter.salienceRadius + 1
+
+    /// Whether the map has too few beats for its beat to be told from chance onsets
+    /// (``fewestSureBeats``): a short clip, mapped all the same unless a tempo was given.
+    public var hasFewBeats: Bool {
+        method != .aubioTempo && method != .forcedBPM && beats.count < Self.fewestSureBeats
+    }
+
     /// The tempo map of the fit.
     public var tempo: [TempoSegment] { segments.map { TempoSegment(time: $0.firstBeat, bpm: $0.bpm) } }
 }
@@ -106,6 +116,8 @@ public enum GridFitError: Error, Sendable, Equatable {
     case noPeriodicity
     /// The best grid's points are barely stronger than the rest of the audio.
     case noRegularBeat(score: Double)
+    /// The tracker found `count` beats, too few (under five) to tell a beat from chance onsets.
+    case tooFewBeats(count: Int)
     /// `free` mode without aubio tracker beats, or too few of them.
     case tooFewTrackerBeats(Int)
 
@@ -117,6 +129,9 @@ public enum GridFitError: Error, Sendable, Equatable {
         case .noRegularBeat(let score):
             return
                 "no regular beat: the beats a tracker finds stand out only \(String(format: "%.1f", score))× from the rest of the audio (noise, a drone or speech?)"
+        case .tooFewBeats(let count):
+            return
+                "the audio is too short to tell a beat from chance onsets: a tracker finds \(count) beat\(count == 1 ? "" : "s"), and at least \(2 * GridFitter.shortestSalienceRadius + 1) are needed"
         case .tooFewTrackerBeats(let count): return "aubio's beat tracker found only \(count) beats"
         }
     }

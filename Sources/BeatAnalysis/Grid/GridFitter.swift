@@ -259,6 +259,14 @@ public struct GridFitter: Sendable {
         return (GridPiece(span: span, grid: best.grid), best.explained)
     }
 
+    /// How many beats either side of a beat place it in ``trackedScore(_:novelty:span:)``: four.
+    static let salienceRadius = 4
+
+    /// The fewest beats either side that place a beat in ``trackedScore(_:novelty:span:)`` when the
+    /// audio holds too few beats for ``salienceRadius``: two, a line through four beats (a short jingle
+    /// of five to eight beats is scored so instead of not at all).
+    static let shortestSalienceRadius = 2
+
     /// The least ``trackedScore(_:novelty:span:)`` of music.
     static let minimumSalience = 3.5
 
@@ -269,16 +277,17 @@ public struct GridFitter: Sendable {
     /// drifts still scores high (unlike a single grid's score, which drift pulls down).
     func trackedScore(_ beats: [Double], novelty: Novelty, span: ClosedRange<Double>) -> Double {
         let base = novelty.mean(in: span)
-        guard beats.count >= 9, base > 0 else { return 0 }
+        let radius = min(Self.salienceRadius, (beats.count - 1) / 2)
+        guard radius >= Self.shortestSalienceRadius, base > 0 else { return 0 }
         var sum = 0.0
         var count = 0
-        for index in 4..<(beats.count - 4) {
+        for index in radius..<(beats.count - radius) {
             var sx = 0.0
             var sy = 0.0
             var sxx = 0.0
             var sxy = 0.0
             var n = 0.0
-            for offset in -4...4 where offset != 0 {
+            for offset in -radius...radius where offset != 0 {
                 let x = Double(offset)
                 let y = beats[index + offset]
                 sx += x

@@ -74,7 +74,10 @@ extension GridFitter {
         {
             (tracked, salience) = steady
         }
-        guard salience >= Self.minimumSalience else { throw .noRegularBeat(score: salience) }
+        guard salience >= Self.minimumSalience else {
+            if tracked.count < 2 * Self.shortestSalienceRadius + 1 { throw .tooFewBeats(count: tracked.count) }
+            throw .noRegularBeat(score: salience)
+        }
         let model = selectModel(tracked, period: period, context)
         return TrackedSelection(tracked: tracked, salience: salience, model: model)
     }
@@ -117,7 +120,9 @@ extension GridFitter {
         beats: [Double], salience: Double
     )? {
         let (novelty, span) = (context.novelty, context.span)
-        guard period > 0, span.upperBound - span.lowerBound > 8 * period else { return nil }
+        guard period > 0, span.upperBound - span.lowerBound > Double(2 * Self.shortestSalienceRadius) * period else {
+            return nil
+        }
         let phase = novelty.bestPhase(period: period, in: span)
         let grid = Grid(anchor: phase.anchor, period: period)
         let beats = BeatSequence(grid, in: span).beats
