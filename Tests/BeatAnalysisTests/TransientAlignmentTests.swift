@@ -66,4 +66,37 @@ struct TransientAlignmentTests {
         #expect(Self.shift(analysis, beats: Array(hits.prefix(15))) == nil)
         #expect(Self.shift(analysis, beats: hits.map { $0 + 100 }) == nil)
     }
+
+    /// Block energies for hits at `hits` that step up twice: to `first` (a share of the loudest) at
+    /// the hit, and to the loudest 10 ms later, over a near-silent floor.
+    static func layered(hits: [Double], first: Float, blockDuration: Double, seconds: Double) -> [Float] {
+        var levels = [Float](repeating: 1e-9, count: Int(seconds / blockDuration))
+        for hit in hits {
+            let start = Int((hit / blockDuration).rounded())
+            let second = Int(((hit + 0.010) / blockDuration).rounded())
+            let end = Int(((hit + 0.030) / blockDuration).rounded())
+            for index in start..<min(end, levels.count) { levels[index] = index < second ? first : 1 }
+        }
+        return levels
+    }
+
+    @Test("a layered hit whose two rises are about as steep is placed on the first, whichever is steeper")
+    func layeredHitTakesTheFirstRise() throws {
+        let blockDuration = 16.0 / 22_050
+        let hits = (0..<40).map { 0.5 + Double($0) * 0.5 }
+        let beats = hits.map { $0 + 0.004 }
+        // At a tenth of the loudest energy the two rises of the log energy over its floor are alike;
+        // at 0.088 the second is 2 % steeper, at 0.11 the first is.
+        for first: Float in [0.088, 0.11] {
+            let levels = Self.layered(hits: hits, first: first, blockDuration: blockDuration, seconds: 21)
+            let shift = try #require(
+                TransientAlignment.shift(beats: beats, blockLevels: levels, blockDuration: blockDuration))
+            #expect(abs(shift + 0.004) <= 0.001, "first layer at \(first): shift \(shift * 1000) ms")
+        }
+        // A first layer far quieter than the hit (a precursor) does not take the beat from it.
+        let quiet = Self.layered(hits: hits, first: 0.02, blockDuration: blockDuration, seconds: 21)
+        let shift = try #require(
+            TransientAlignment.shift(beats: beats, blockLevels: quiet, blockDuration: blockDuration))
+        #expect(abs(shift - 0.006) <= 0.001, "quiet first layer: shift \(shift * 1000) ms")
+    }
 }
