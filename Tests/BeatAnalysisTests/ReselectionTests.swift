@@ -55,4 +55,53 @@ struct ReselectionTests {
             return
         }
     }
+
+    @Test("a stretch the tracker followed on the swung eighth counts for the grid once the beats are repaired")
+    func swungStretchCountsForTheGrid() throws {
+        // A shuffle: beats, and swung eighths two thirds of a beat after them, louder.
+        let swung = Self.beats.map { $0 + 0.5 * 2 / 3 }
+        let novelty = OnsetCurves.peaks(
+            Self.beats.map { (time: $0, height: Float(1)) } + swung.map { (time: $0, height: Float(1.3)) },
+            seconds: 103)
+        let context = SteadyGridTests.context(novelty, seconds: 103)
+        let fitter = GridFitter()
+        // The tracker on the swung eighths from beat 30 to beat 170, which no kick moves back.
+        let strayed = Self.beats.enumerated().map { index, beat in
+            (30..<170).contains(index) ? beat + 0.5 * 2 / 3 : beat
+        }
+        guard case .follow = fitter.selectModel(strayed, period: 0.5, context) else {
+            Issue.record("as tracked, the stray is followed")
+            return
+        }
+        guard case .grid(let pieces) = fitter.selectModel(strayed, period: 0.5, context, strayedPhasesExplained: true)
+        else {
+            Issue.record("repaired, a steady shift from one grid is that grid")
+            return
+        }
+        let piece = try #require(pieces.first)
+        #expect(pieces.count == 1)
+        #expect(abs(piece.grid.period - 0.5) < 0.001)
+    }
+
+    @Test("a drift is not explained at a shift: its beats pass through every shift in turn")
+    func driftIsNotExplainedAtAShift() {
+        // 120 BPM drifting by ±3 % over 40 s against a steady 120 BPM grid.
+        var beats: [Double] = [1]
+        for index in 1..<200 {
+            let last = beats[beats.count - 1]
+            let stretch: Double = 1 + 0.03 * sin(2 * Double.pi * Double(index) / 80)
+            beats.append(last + 0.5 * stretch)
+        }
+        let first = beats[0]
+        let last = beats[beats.count - 1]
+        let piece = GridPiece(span: first...last, grid: GridFitter.Grid(anchor: 1, period: 0.5))
+        let explained = GridFitter.explainedAtAnyPhase(beats, pieces: [piece])
+        #expect(Double(explained) < GridModelSelector.minimumExplained * Double(beats.count), "\(explained)")
+        // The same beats steady, at a swung shift for most of the song: all explained.
+        let steady: [Double] = (0..<200).map { index in
+            let shift: Double = index >= 40 ? 1.0 / 3.0 : 0
+            return 1 + Double(index) * 0.5 + shift
+        }
+        #expect(GridFitter.explainedAtAnyPhase(steady, pieces: [piece]) == steady.count)
+    }
 }

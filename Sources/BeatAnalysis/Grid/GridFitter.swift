@@ -89,9 +89,14 @@ public struct GridFitter: Sendable {
                 if sections != tracked { tracked = onTheKick(tracked: sections, lowBand: lowBand) }
                 // The model was chosen on the beats as tracked; repaired, they may lie on one grid after
                 // all (a tracker that spent long stretches on the off-beats explained too few beats for
-                // any grid). The simplest model is chosen again on the beats as they now are.
+                // any grid). The simplest model is chosen again on the beats as they now are, and
+                // this time stretches the tracker followed at a steady shift from a grid (a swung
+                // eighth the kick could not correct) count for that grid: a steady tempo with a
+                // tracker that strayed to another phase is not a tempo that moves.
                 if options.mode == .auto {
-                    let again = selectModel(tracked, period: BeatSequence(beats: tracked).medianInterval, context)
+                    let again = selectModel(
+                        tracked, period: BeatSequence(beats: tracked).medianInterval, context,
+                        strayedPhasesExplained: true)
                     if again != .follow {
                         model = onTheKick(again, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
                     }

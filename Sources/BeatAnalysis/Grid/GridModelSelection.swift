@@ -73,11 +73,14 @@ struct GridModelSelector: Sendable {
     /// and must pay for them with beats). The beats are followed when the chosen grid explains under
     /// ``minimumExplained`` of them and the tracked beats carry more onset strength than the grid's
     /// (`trackedBeatsAreStronger`): where the two disagree because the tracker strayed onto another
-    /// phase for a while, the grid is kept.
+    /// phase for a while, the grid is kept. `explainedAtAShift`, when given, counts the tracked
+    /// beats the chosen pieces explain at a steady shift (``GridFitter/explainedAtAnyPhase(_:pieces:)``);
+    /// the beats are not followed when those reach ``minimumExplained`` either.
     func select(
         _ observations: [BeatObservation], tracked: Int,
         fit: (Range<Int>, BeatLine) -> (piece: GridPiece, explained: Int),
-        trackedBeatsAreStronger: ([GridPiece]) -> Bool
+        trackedBeatsAreStronger: ([GridPiece]) -> Bool,
+        explainedAtAShift: ([GridPiece]) -> Int = { _ in 0 }
     ) -> GridModel {
         guard observations.count >= 4 else { return .follow }
         let sums = LineSums(observations)
@@ -124,6 +127,7 @@ struct GridModelSelector: Sendable {
             }
         }
         if allowFollow, Double(best.explained) < Self.minimumExplained * Double(tracked),
+            Double(explainedAtAShift(best.pieces)) < Self.minimumExplained * Double(tracked),
             trackedBeatsAreStronger(best.pieces)
         {
             return .follow

@@ -84,7 +84,12 @@ extension GridFitter {
 
     /// The simplest model of `tracked` (beats about `period` seconds apart) that explains them
     /// (``GridModelSelector``): one grid, tempo segments, or the beats followed, as the mode allows.
-    func selectModel(_ tracked: [Double], period: Double, _ context: TrackingContext) -> GridModel {
+    /// With `strayedPhasesExplained`, beats the tracker followed at a steady shift from the chosen grid
+    /// (``explainedAtAnyPhase(_:pieces:)``) count against following: for beats already repaired, whose
+    /// remaining strays no kick could put back.
+    func selectModel(
+        _ tracked: [Double], period: Double, _ context: TrackingContext, strayedPhasesExplained: Bool = false
+    ) -> GridModel {
         let (novelty, matcher) = (context.novelty, context.matcher)
         let observations = observe(tracked, matcher: matcher, period: period)
         if options.mode == .follow || observations.count < 8 { return .follow }
@@ -106,11 +111,47 @@ extension GridFitter {
                     return last >= first ? (first...last).map { piece.grid.time($0) } : []
                 }
                 return meanValue(tracked, novelty: novelty) > meanValue(gridBeats, novelty: novelty)
+            },
+            explainedAtAShift: { pieces in
+                strayedPhasesExplained ? Self.explainedAtAnyPhase(tracked, pieces: pieces) : 0
             })
     }
 }
 
 extension GridFitter {
+    /// How many of `tracked` a steady tempo explains at one of the phases a tracker strays to: each
+    /// lies within ``GridModelSelector/explainTolerance`` of a point of the piece around it shifted by
+    /// 0, ⅓, ½ or ⅔ of a beat (the beat, a triplet, the off-beat, a swung eighth), in a run of at least
+    /// ``steadyRun`` consecutive beats at that same shift — so a drift, whose beats pass through every
+    /// shift in turn, is not explained.
+    static func explainedAtAnyPhase(_ tracked: [Double], pieces: [GridPiece]) -> Int {
+        let shifts = [0.0, 1.0 / 3.0, 0.5, 2.0 / 3.0]
+        func shift(of beat: Double) -> Int? {
+            guard let piece = pieces.first(where: { $0.span.contains(beat) }) else { return nil }
+            let period = piece.grid.period
+            let phase = (beat - piece.grid.anchor) / period
+            let fraction = phase - phase.rounded(.down)
+            return shifts.firstIndex { shift in
+                let distance = abs(fraction - shift)
+                return min(distance, 1 - distance) * period <= GridModelSelector.explainTolerance
+            }
+        }
+        let marks = tracked.map(shift(of:))
+        var count = 0
+        var start = 0
+        while start < marks.count {
+            var end = start + 1
+            while end < marks.count, marks[end] != nil, marks[end] == marks[start] { end += 1 }
+            if marks[start] != nil, end - start >= steadyRun { count += end - start }
+            start = end
+        }
+        return count
+    }
+
+    /// The fewest consecutive tracked beats at one shift from a grid that
+    /// ``explainedAtAnyPhase(_:pieces:)`` counts: two bars of 4/4.
+    static let steadyRun = 8
+
     /// The beats of one steady grid of `period` seconds, at the phase whose points carry the most
     /// onset novelty over the span, with how clearly they stand out
     /// (``trackedScore(_:novelty:span:)``), when they stand out more than `salience`; otherwise `nil`.
