@@ -128,6 +128,7 @@ public struct AnalysisReport: Sendable {
             ("status", .string("written")),
             ("method", .string(fit.method.rawValue)), ("beats", .int(fit.beats.count)),
             ("confidence", .double(fit.confidence)), ("duration", .double(result.analysis.duration)),
+            ("warnings", .array(result.warnings.map { .string($0.description) })),
         ])
         if fit.method.isGrid {
             object["segments"] = .array(

@@ -106,6 +106,7 @@ struct AnalyzeCommandTests {
         #expect(files.first?["map"] as? String == "x.beatmap.json")
         let segments = try #require(files.first?["segments"] as? [[String: Any]])
         #expect(abs((segments.first?["bpm"] as? Double ?? 0) - 133) < 0.01)
+        #expect((files.first?["warnings"] as? [String])?.isEmpty == true)
 
         let failing = try CLI.run(["analyze", "--json", "--out-dir", "maps", "Audio"], in: folder)
         #expect(failing.status == 1)
@@ -116,6 +117,25 @@ struct AnalyzeCommandTests {
             entries.contains {
                 $0["status"] as? String == "failed" && ($0["error"] as? String)?.contains("bad.flac") == true
             })
+    }
+
+    @Test("a six-second jingle is mapped, exit 0, its warning on stderr and in --json")
+    func shortClipWarning() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try WAVWriter.write(
+            TestTracks.drums(bpm: 76, start: 0.3, duration: 6).track, to: folder.appendingPathComponent("jingle.wav"))
+        let result = try CLI.run(["analyze", "--json", "-o", "jingle.beatmap.json", "jingle.wav"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("jingle.wav: only "), "\(result.stderr)")
+        #expect(result.stderr.contains("too few to tell a beat from chance onsets"))
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let files = try #require(summary["files"] as? [[String: Any]])
+        let warnings = try #require(files.first?["warnings"] as? [String])
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("too few to tell a beat") == true)
+        let validation = try CLI.run(["validate", "jingle.beatmap.json"], in: folder)
+        #expect(validation.status == 0, "\(validation.stdout)")
     }
 
     @Test("usage errors exit 2: -o with several files, a missing path, bad tempo limits")
