@@ -21,17 +21,24 @@ struct ShortClipTests {
         #expect(fitter.trackedScore(Array(beats.prefix(4)), novelty: novelty, span: 0.5...2.75) == 0)
     }
 
-    @Test("a six-second groove of seven beats is mapped, with a warning that it has few beats")
-    func shortGrooveIsMapped() throws {
+    /// The drum groove at `bpm` from 0.3 s, `seconds` long, analysed: its map, or the analysis error.
+    static func analysed(bpm: Double, seconds: Double) throws -> (Result<AnalyzedBeatMap, AnalysisError>, [Double]) {
         let folder = try TestTracks.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent("jingle.wav")
-        let (track, truth) = TestTracks.drums(bpm: 76, start: 0.3, duration: 6)
+        let url = folder.appendingPathComponent("clip.wav")
+        let (track, hits) = TestTracks.drums(bpm: bpm, start: 0.3, duration: seconds)
         try WAVWriter.write(track, to: url)
-        let result = try BeatMapAnalyzer().analyze(url, mapURL: folder.appendingPathComponent("jingle.beatmap.json"))
+        let mapURL = folder.appendingPathComponent("clip.beatmap.json")
+        return (Result { () throws(AnalysisError) in try BeatMapAnalyzer().analyze(url, mapURL: mapURL) }, hits)
+    }
+
+    @Test("a six-second groove of seven beats is mapped, with a warning that it has few beats")
+    func shortGrooveIsMapped() throws {
+        let (outcome, hits) = try Self.analysed(bpm: 76, seconds: 6)
+        let result = try outcome.get()
         // Every hit has its beat (the last one's ring may get one more, as any ringing ending does).
-        try #require(result.map.beats.count >= truth.count)
-        for (beat, hit) in zip(result.map.beats, truth) {
+        try #require(result.map.beats.count >= hits.count)
+        for (beat, hit) in zip(result.map.beats, hits) {
             #expect(abs(beat - hit) < 0.01, "beat at \(beat) s, hit at \(hit) s")
         }
         #expect(result.warnings.contains(.fewBeats(count: result.map.beats.count, seconds: 6)))
@@ -39,33 +46,21 @@ struct ShortClipTests {
 
     @Test("a map of nine beats or more has no such warning")
     func longerGrooveHasNoWarning() throws {
-        let folder = try TestTracks.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent("groove.wav")
-        try WAVWriter.write(TestTracks.drums(bpm: 120, start: 0.3, duration: 8).track, to: url)
-        let result = try BeatMapAnalyzer().analyze(url, mapURL: folder.appendingPathComponent("groove.beatmap.json"))
+        let result = try Self.analysed(bpm: 120, seconds: 8).0.get()
         #expect(result.map.beats.count >= GridFit.fewestSureBeats)
         #expect(!result.warnings.contains { if case .fewBeats = $0 { true } else { false } })
     }
 
     @Test("three seconds of four beats are too few: a clear error that says so, with the --bpm remedy")
     func fourBeatsAreTooFew() throws {
-        let folder = try TestTracks.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent("sting.wav")
-        try WAVWriter.write(TestTracks.drums(bpm: 80, start: 0.3, duration: 3).track, to: url)
-        do {
-            let result = try BeatMapAnalyzer().analyze(url, mapURL: folder.appendingPathComponent("sting.beatmap.json"))
-            Issue.record("expected an error, got a map of \(result.map.beats.count) beats")
-        } catch {
-            guard case .noBeat(let path, .tooFewBeats(let count)) = error else {
-                Issue.record("expected .tooFewBeats, got \(error)")
-                return
-            }
-            #expect(path.hasSuffix("sting.wav"))
-            #expect(count < 5)
-            #expect(error.remedy == .forceTempo)
-            #expect(error.localizedDescription.contains("too short to tell a beat"))
+        let (outcome, _) = try Self.analysed(bpm: 80, seconds: 3)
+        guard case .failure(let error) = outcome, case .noBeat(let path, .tooFewBeats(let count)) = error else {
+            Issue.record("expected .tooFewBeats, got \(outcome)")
+            return
         }
+        #expect(path.hasSuffix("clip.wav"))
+        #expect(count < 5)
+        #expect(error.remedy == .forceTempo)
+        #expect(error.localizedDescription.contains("too short to tell a beat"))
     }
 }
