@@ -49,9 +49,9 @@ enum TransientAlignment {
     static let minimumBeats = 16
     /// How close to the steepest rise an earlier one must come to be taken instead (95 %). A layered hit
     /// (two sounds a few milliseconds apart, each as sharp as the other) rises twice about as steeply,
-    /// and which of the two comes out steeper is up to the codec and the mix: a game song's MP3 and a
-    /// 20-minute repeat of an LMMS song took the later one, 11.75 and 16 ms after the rest of their
-    /// copies. The hit starts at the first.
+    /// and which of the two comes out steeper is up to the codec and the mix: a game song's MP3 took
+    /// the later one, 11.75 ms after its Ogg and FLAC copies, and an LMMS song and its 20-minute repeat
+    /// took it, 16 ms after its 60-minute repeat. The hit starts at the first.
     static let equalRise = 0.95
     /// Least rise of the average log energy over the slope's span (1 ms) for a transient to be placed
     /// at all (0.1, 0.4 dB).
