@@ -50,9 +50,10 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
     /// What the user can do about it, if anything: a song without a regular beat can still be mapped at
     /// a tempo the user gives.
     public var remedy: Remedy? {
-        if case .noBeat(_, .noRegularBeat) = self { return .forceTempo }
-        if case .noBeat(_, .tooFewBeats) = self { return .forceTempo }
-        return nil
+        switch self {
+        case .noBeat(_, .noRegularBeat), .noBeat(_, .tooFewBeats): return .forceTempo
+        default: return nil
+        }
     }
 }
 

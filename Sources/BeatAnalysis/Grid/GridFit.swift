@@ -131,7 +131,7 @@ public enum GridFitError: Error, Sendable, Equatable {
                 "no regular beat: the beats a tracker finds stand out only \(String(format: "%.1f", score))× from the rest of the audio (noise, a drone or speech?)"
         case .tooFewBeats(let count):
             return
-                "the audio is too short to tell a beat from chance onsets: a tracker finds \(count) beat\(count == 1 ? "" : "s"), and at least \(2 * GridFitter.shortestSalienceRadius + 1) are needed"
+                "the audio is too short to tell a beat from chance onsets: a tracker finds \(count) beat\(count == 1 ? "" : "s"), and at least \(GridFitter.fewestScoredBeats) are needed"
         case .tooFewTrackerBeats(let count): return "aubio's beat tracker found only \(count) beats"
         }
     }

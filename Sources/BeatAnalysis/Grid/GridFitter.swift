@@ -272,6 +272,10 @@ public struct GridFitter: Sendable {
     /// of five to eight beats is scored so instead of not at all).
     static let shortestSalienceRadius = 2
 
+    /// The fewest tracked beats ``trackedScore(_:novelty:span:)`` scores at all: one beat and
+    /// ``shortestSalienceRadius`` either side of it (five). Fewer, and the audio is too short to tell.
+    static let fewestScoredBeats = 2 * shortestSalienceRadius + 1
+
     /// The least ``trackedScore(_:novelty:span:)`` of music.
     static let minimumSalience = 3.5
 

@@ -75,7 +75,7 @@ extension GridFitter {
             (tracked, salience) = steady
         }
         guard salience >= Self.minimumSalience else {
-            if tracked.count < 2 * Self.shortestSalienceRadius + 1 { throw .tooFewBeats(count: tracked.count) }
+            if tracked.count < Self.fewestScoredBeats { throw .tooFewBeats(count: tracked.count) }
             throw .noRegularBeat(score: salience)
         }
         let model = selectModel(tracked, period: period, context)
@@ -161,7 +161,7 @@ extension GridFitter {
         beats: [Double], salience: Double
     )? {
         let (novelty, span) = (context.novelty, context.span)
-        guard period > 0, span.upperBound - span.lowerBound > Double(2 * Self.shortestSalienceRadius) * period else {
+        guard period > 0, span.upperBound - span.lowerBound > Double(Self.fewestScoredBeats - 1) * period else {
             return nil
         }
         let phase = novelty.bestPhase(period: period, in: span)
