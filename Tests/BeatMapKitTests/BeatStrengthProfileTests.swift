@@ -106,6 +106,19 @@ struct BeatStrengthProfileTests {
         #expect(abs(shift + 0.25) < 1e-9)
     }
 
+    @Test("a waltz mapped half a beat out is not read as ⅔: the map's own beats are all alike")
+    func offbeatWaltzIsNotTwoThirds() throws {
+        // Bass on 1 with a soft "and" after it, chords on 2 and 3. Points every 1½ beats of the map
+        // half a beat out pass through every downbeat (at its midpoints), which alone once read as ⅔.
+        let waltz: [[Hit]] = [[(0, 1.0), (0.5, 0.3)], [(0, 0.45)], [(0, 0.45)]]
+        let music = Music(waltz, count: 66)
+        #expect(music.verdict(music.map()) == nil)
+        let profile = try #require(
+            BeatStrengthProfile(beats: music.map(offset: 0.5), onsets: music.onsets, strengths: music.strengths))
+        #expect(profile.everyThreeHalves.strength >= BeatStrengthProfile.twoThirdsRatio * profile.beats.strength)
+        #expect(profile.verdict == nil)
+    }
+
     @Test("half-tempo maps, on the kicks or on the snares, suggest ×2")
     func halfTempo() throws {
         let music = Music(Self.rock)

@@ -59,6 +59,11 @@ public struct BeatStrengthProfile: Sendable, Equatable {
     public var everyTwoThirds: Points
     /// Points every 1½ beats (the ⅔ level), at their strongest phase.
     public var everyThreeHalves: Points
+    /// The map's beats among ``everyThreeHalves`` (every third beat: half of its points fall on beats,
+    /// half on midpoints).
+    public var threeHalvesOnBeats: Points
+    /// The map's other beats (the two in three not among ``everyThreeHalves``).
+    public var beatsBetweenThreeHalves: Points
     /// The strength half an interval before the first beat.
     public var beforeFirst: Double
     /// The strength half an interval after the last beat.
@@ -141,7 +146,13 @@ public struct BeatStrengthProfile: Sendable, Equatable {
         // Every 1½ beats: positions (phase + 3k)/2 for the three phases.
         let threeHalves = (0..<3).map { phase in points(stride(from: phase, to: 2 * span, by: 3).map { ($0, 2) }) }
         self.everyTwoThirds = twoThirds.max { $0.strength < $1.strength } ?? twoThirds[0]
-        self.everyThreeHalves = threeHalves.max { $0.strength < $1.strength } ?? threeHalves[0]
+        let threeHalvesPhase = threeHalves.indices.max { threeHalves[$0].strength < threeHalves[$1].strength } ?? 0
+        self.everyThreeHalves = threeHalves[threeHalvesPhase]
+        // Its points on beats are positions (phase + 3k)/2 with an even numerator: beats phase/2 + 3j
+        // for even phases, (phase + 3)/2 + 3j for odd ones.
+        let firstOnBeat = threeHalvesPhase % 2 == 0 ? threeHalvesPhase / 2 : (threeHalvesPhase + 3) / 2
+        self.threeHalvesOnBeats = points(stride(from: firstOnBeat, to: span, by: 3).map { ($0, 1) })
+        self.beatsBetweenThreeHalves = points((0..<span).filter { ($0 - firstOnBeat) % 3 != 0 }.map { ($0, 1) })
         var stronger = 0
         var compared = 0
         for index in 0..<span where usable[index] {
@@ -296,8 +307,9 @@ extension BeatStrengthProfile {
     ///    nearly as strong as each other; and either beats and midpoints are nearly as strong as each
     ///    other with alike beats, or the midpoints are clearly the stronger and the quarter points
     ///    carry the music's off-beats (≥ ``offBeatsBetween`` but not alike with the beats).
-    /// 3. ⅔: points every 1½ beats carry ≥ ``twoThirdsRatio``× the beats' strength, and fewer than
-    ///    most beats have an onset.
+    /// 3. ⅔: points every 1½ beats carry ≥ ``twoThirdsRatio``× the beats' strength, fewer than
+    ///    most beats have an onset, and the beats among those points are not alike with the others
+    ///    (weaker than ``alike`` of them): a map half a beat out has alike beats.
     /// 4. 3⁄2: see ``threeHalvesRatio``.
     /// 5. ½: the weaker half of the beats carries < ``weakParity`` of the stronger's strength, the
     ///    stronger holds an onset at most beats, and the midpoints are nearly empty.
@@ -326,7 +338,14 @@ extension BeatStrengthProfile {
                 && quarterPoints.onsetShare >= Self.mostPoints
             if nearly || offBeats { chosen = .level(.double, ratio: ratio) }
         }
-        if chosen == nil, everyThreeHalves.strength >= Self.twoThirdsRatio * base, beats.onsetShare < Self.mostPoints {
+        // At ⅔ the tempo one beat in three is the music's: those the ⅔ level keeps must be clearly
+        // stronger than the others (not alike). A map half a beat out fails this: its points every
+        // 1½ beats pass through the music's beats only at its midpoints, its own beats all alike.
+        let keptBeatsStandOut =
+            beatsBetweenThreeHalves.strength < Self.alike * threeHalvesOnBeats.strength
+        if chosen == nil, everyThreeHalves.strength >= Self.twoThirdsRatio * base, beats.onsetShare < Self.mostPoints,
+            keptBeatsStandOut
+        {
             chosen = .level(.twoThirds, ratio: everyThreeHalves.strength / base)
         }
         if chosen == nil, everyTwoThirds.strength >= Self.threeHalvesRatio * base,
