@@ -338,9 +338,10 @@ extension BeatStrengthProfile {
                 && quarterPoints.onsetShare >= Self.mostPoints
             if nearly || offBeats { chosen = .level(.double, ratio: ratio) }
         }
-        // At ⅔ the tempo one beat in three is the music's: those the ⅔ level keeps must be clearly
-        // stronger than the others (not alike). A map half a beat out fails this: its points every
-        // 1½ beats pass through the music's beats only at its midpoints, its own beats all alike.
+        // A map at 3⁄2 of the music's tempo has the music's beat on one of its beats in three, the
+        // beats the ⅔ level keeps: they must be clearly stronger than the other two (not alike). A map
+        // half a beat out fails this: its points every 1½ beats meet the music's beats only at its
+        // midpoints, and its own beats are all alike.
         let keptBeatsStandOut =
             beatsBetweenThreeHalves.strength < Self.alike * threeHalvesOnBeats.strength
         if chosen == nil, everyThreeHalves.strength >= Self.twoThirdsRatio * base, beats.onsetShare < Self.mostPoints,
