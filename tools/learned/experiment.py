@@ -32,6 +32,10 @@ import scipy.io.wavfile as wavfile
 from scipy.signal import resample_poly
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+sys.path.insert(0, os.path.join(ROOT, 'tools', 'bench'))
+import accuracy_module  # noqa: E402 (tools/bench/accuracy as a module: its beat scores and times reader)
+
+bench = accuracy_module.load()
 OUT = os.path.join(ROOT, 'tools', 'learned', 'out')
 SR, HOP, WIN, BANDS = 22050, 256, 1024, 24
 FPS = SR / HOP
@@ -96,8 +100,7 @@ def context(features, rows):
 
 
 def read_times(corpus, path):
-    with open(os.path.join(corpus, path)) as f:
-        return np.array([float(line) for line in f if line.strip()])
+    return np.asarray(bench.read_times(os.path.join(corpus, path)))
 
 
 def examples(corpus, track, rng):
@@ -164,18 +167,6 @@ def activations(corpus, tracks):
     return result
 
 
-def f_measure(estimate, reference, tolerance=0.07):
-    import mir_eval
-    return mir_eval.beat.f_measure(mir_eval.beat.trim_beats(np.asarray(reference)),
-                                   mir_eval.beat.trim_beats(np.asarray(estimate)), tolerance)
-
-
-def cmlt(estimate, reference):
-    import mir_eval
-    return mir_eval.beat.continuity(mir_eval.beat.trim_beats(np.asarray(reference)),
-                                    mir_eval.beat.trim_beats(np.asarray(estimate)))[0]
-
-
 def alternatives(beats):
     beats = np.asarray(beats)
     mids = (beats[:-1] + beats[1:]) / 2
@@ -216,7 +207,7 @@ def main():
     with open(os.path.join(args.corpus, 'manifest.json')) as f:
         tracks = [t for t in json.load(f)['tracks'] if t['part'] in PARTS and t.get('beats')]
     with open(args.accuracy_json) as f:
-        bench = {t['path']: t for t in json.load(f)['tracks']}
+        runs = {t['path']: t for t in json.load(f)['tracks']}
     curves = activations(args.corpus, tracks)
     with open(os.path.join(OUT, 'activations', 'negatives-per-beat')) as f:
         prior = np.log(float(f.read()))
@@ -230,7 +221,7 @@ def main():
     dbn = DBNBeatTrackingProcessor(fps=FPS, min_bpm=55, max_bpm=215)
     rows, moved = {}, []
     for t in tracks:
-        run = bench.get(t['path'])
+        run = runs.get(t['path'])
         if not run or not run['ours'].get('map') or run.get('madmom', {}).get('F') is None:
             continue
         truth = read_times(args.corpus, t['beats'])
@@ -243,9 +234,10 @@ def main():
         best = max(scores, key=scores.get)
         off = (scores['half a beat out'] - scores['map']) / len(ours)
         checked = choices['half a beat out'] if off > args.margin else ours
-        row = (f_measure(decoded, truth), cmlt(decoded, truth), run['ours']['F'], run['ours']['CMLt'],
-               run['madmom']['F'], run['madmom']['CMLt'], f_measure(choices[best], truth),
-               f_measure(checked, truth))
+        tracked = bench.score(truth, decoded)  # the accuracy bench's scores: mir_eval, first 5 s trimmed
+        row = (tracked['F'], tracked['CMLt'], run['ours']['F'], run['ours']['CMLt'],
+               run['madmom']['F'], run['madmom']['CMLt'], bench.score(truth, choices[best])['F'],
+               bench.score(truth, checked)['F'])
         rows.setdefault((group(t), t['split']), []).append(row)
         if best != 'map' or off > 0:
             moved.append((t['split'], t['path'], best, off, row[2], row[6], row[7]))
