@@ -5,7 +5,7 @@ import Testing
 
 @testable import BeatAnalysis
 
-/// The whole-song tempo estimate read in beat time (``GridFitter/beatTimeLevel(_:envelope:lowLevels:)``):
+/// The whole-song tempo estimate read in beat time (``GridFitter/beatTimeLevel(_:envelope:lowLevels:layout:)``):
 /// the onsets laid out along tracked beats, so that a ramp does not smear the estimate.
 @Suite("Beat time")
 struct BeatTimeTests {
@@ -56,6 +56,22 @@ struct BeatTimeTests {
             if index + 1 < beats.count { doubled.append((beat + beats[index + 1]) / 2) }
         }
         let factor = try #require(GridFitter().beatTimeLevel(doubled, envelope: envelope, lowLevels: nil))
+        #expect(factor == 0.5)
+    }
+
+    @Test("laid out at another tempo, the level is still read against the tracked beats", arguments: [95.0, 115.0])
+    func layoutTempo(bpm: Double) throws {
+        let beats = Self.ramp(from: 100, to: 108, count: 160)
+        let envelope = Self.envelope(beats: beats, strength: 1, offBeat: 0.1)
+        #expect(GridFitter().beatTimeLevel(beats, envelope: envelope, lowLevels: nil, layout: 60 / bpm) == nil)
+        var doubled: [Double] = []
+        for (index, beat) in beats.enumerated() {
+            doubled.append(beat)
+            if index + 1 < beats.count { doubled.append((beat + beats[index + 1]) / 2) }
+        }
+        // The doubled beats laid out at twice `bpm`: the beat-time song's beats at `bpm` again.
+        let factor = try #require(
+            GridFitter().beatTimeLevel(doubled, envelope: envelope, lowLevels: nil, layout: 30 / bpm))
         #expect(factor == 0.5)
     }
 

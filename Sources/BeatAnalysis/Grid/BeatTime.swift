@@ -14,6 +14,11 @@ extension GridFitter {
     /// of 4/4 each way.
     static let smoothingRadius = 8
 
+    /// The largest ratio between the tracked beats' median interval and the whole-song estimate's
+    /// period at which the two are one metric level: √(4⁄3), halfway (in log tempo) between the same
+    /// tempo and 4⁄3, the nearest ratio between two metric levels (three beats against four).
+    static let sameLevelRatio = (4.0 / 3.0).squareRoot()
+
     /// For each of `values`, the median (the upper one of an even count) of the values within `radius`
     /// places of it, itself included: the local tempo of beat intervals, which a tracker's doubled or
     /// dropped beat does not move.
@@ -34,11 +39,22 @@ extension GridFitter {
     /// is undone, and the estimate's autocorrelation is no longer smeared by it. A ramp of 8 % blurs
     /// the autocorrelation at a two-beat lag twice as much as at a one-beat lag, which tips the estimate
     /// towards the faster level; a step leaves two tempi whose peaks compete.
-    func beatTimeLevel(_ tracked: [Double], envelope: OnsetEnvelope, lowLevels: [Float]?) -> Double? {
+    ///
+    /// Each beat is laid out `layout` seconds long (by default the beats' median interval). The
+    /// estimate prefers tempi near the middle of the hinted range, so the tempo the beat-time song is
+    /// played at can tip its level: a stepped song's median interval is one half's or lies between
+    /// them, and at that tempo the level could come out other than the steady original's.
+    /// ``fit(_:duration:trackerBeats:levels:lowLevels:blockLevels:blockDuration:)`` passes the
+    /// whole-song estimate's period when the tracker is at its level (``sameLevelRatio``): the tempo the
+    /// song was heard at.
+    func beatTimeLevel(
+        _ tracked: [Double], envelope: OnsetEnvelope, lowLevels: [Float]?, layout: Double? = nil
+    ) -> Double? {
         guard tracked.count >= 16 else { return nil }
         let interval = BeatSequence(beats: tracked).medianInterval
         let hop = envelope.hopDuration
         guard interval > 0, hop > 0, envelope.count >= 3 else { return nil }
+        let layoutInterval = layout.flatMap { $0 > 0 ? $0 : nil } ?? interval
         // The tempo's movement, not the tracker's beat-to-beat errors: each interval is replaced by the
         // median of the intervals within `smoothingRadius` of it, so a doubled or dropped beat does
         // not stretch the song, and a steady song comes out as it went in.
@@ -63,7 +79,7 @@ extension GridFitter {
             }
             while beat + 1 < tracked.count - 1, tracked[beat + 1] <= t { beat += 1 }
             // A median of positive intervals is positive; the floor only bounds the loop.
-            t += hop * max(smoothed[beat], 0.25 * interval) / interval
+            t += hop * max(smoothed[beat], 0.25 * interval) / layoutInterval
         }
         guard values.count >= 3 else { return nil }
         let warped = OnsetEnvelope(values: values, hopDuration: hop, startTime: envelope.startTime)
@@ -76,7 +92,7 @@ extension GridFitter {
             let estimate = fitSegment(
                 novelty: novelty, matcher: PeakMatcher(peaks: peaks), span: span, lowBand: lowBand)
         else { return nil }
-        let factor = interval / estimate.grid.period
+        let factor = layoutInterval / estimate.grid.period
         return Self.beatTimeRatios.first { abs(log($0 / factor)) < 0.05 }
     }
 }
