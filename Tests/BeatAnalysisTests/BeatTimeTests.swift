@@ -5,7 +5,7 @@ import Testing
 
 @testable import BeatAnalysis
 
-/// The whole-song tempo estimate read in beat time (``GridFitter/beatTimeLevel(_:envelope:lowLevels:layout:)``):
+/// The whole-song tempo estimate read in beat time (``GridFitter/beatTimeLevel(_:envelope:lowLevels:heardPeriod:)``):
 /// the onsets laid out along tracked beats, so that a ramp does not smear the estimate.
 @Suite("Beat time")
 struct BeatTimeTests {
@@ -17,6 +17,16 @@ struct BeatTimeTests {
             beats.append(beats[k - 1] + 60 / bpm)
         }
         return beats
+    }
+
+    /// The beats a tracker at twice the tempo follows: each of `beats` and the point halfway to the next.
+    static func doubled(_ beats: [Double]) -> [Double] {
+        var result: [Double] = []
+        for (index, beat) in beats.enumerated() {
+            result.append(beat)
+            if index + 1 < beats.count { result.append((beat + beats[index + 1]) / 2) }
+        }
+        return result
     }
 
     /// An onset envelope (hop 10 ms) with a three-hop peak of `strength` at each beat and of
@@ -49,13 +59,7 @@ struct BeatTimeTests {
     func doubledLevelHalved() throws {
         let beats = Self.ramp(from: 100, to: 108, count: 160)
         let envelope = Self.envelope(beats: beats, strength: 1, offBeat: 0.1)
-        // The tracker's beats: each beat and the point halfway to the next.
-        var doubled: [Double] = []
-        for (index, beat) in beats.enumerated() {
-            doubled.append(beat)
-            if index + 1 < beats.count { doubled.append((beat + beats[index + 1]) / 2) }
-        }
-        let factor = try #require(GridFitter().beatTimeLevel(doubled, envelope: envelope, lowLevels: nil))
+        let factor = try #require(GridFitter().beatTimeLevel(Self.doubled(beats), envelope: envelope, lowLevels: nil))
         #expect(factor == 0.5)
     }
 
@@ -63,15 +67,10 @@ struct BeatTimeTests {
     func layoutTempo(bpm: Double) throws {
         let beats = Self.ramp(from: 100, to: 108, count: 160)
         let envelope = Self.envelope(beats: beats, strength: 1, offBeat: 0.1)
-        #expect(GridFitter().beatTimeLevel(beats, envelope: envelope, lowLevels: nil, layout: 60 / bpm) == nil)
-        var doubled: [Double] = []
-        for (index, beat) in beats.enumerated() {
-            doubled.append(beat)
-            if index + 1 < beats.count { doubled.append((beat + beats[index + 1]) / 2) }
-        }
+        #expect(GridFitter().beatTimeLevel(beats, envelope: envelope, lowLevels: nil, heardPeriod: 60 / bpm) == nil)
         // The doubled beats laid out at twice `bpm`: the beat-time song's beats at `bpm` again.
         let factor = try #require(
-            GridFitter().beatTimeLevel(doubled, envelope: envelope, lowLevels: nil, layout: 30 / bpm))
+            GridFitter().beatTimeLevel(Self.doubled(beats), envelope: envelope, lowLevels: nil, heardPeriod: 30 / bpm))
         #expect(factor == 0.5)
     }
 

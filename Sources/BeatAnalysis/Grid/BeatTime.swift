@@ -40,21 +40,22 @@ extension GridFitter {
     /// the autocorrelation at a two-beat lag twice as much as at a one-beat lag, which tips the estimate
     /// towards the faster level; a step leaves two tempi whose peaks compete.
     ///
-    /// Each beat is laid out `layout` seconds long (by default the beats' median interval). The
-    /// estimate prefers tempi near the middle of the hinted range, so the tempo the beat-time song is
-    /// played at can tip its level: a stepped song's median interval is one half's or lies between
-    /// them, and at that tempo the level could come out other than the steady original's.
-    /// ``fit(_:duration:trackerBeats:levels:lowLevels:blockLevels:blockDuration:)`` passes the
-    /// whole-song estimate's period when the tracker is at its level (``sameLevelRatio``): the tempo the
-    /// song was heard at.
+    /// Each beat is laid out `heardPeriod` seconds long (the whole-song estimate's period: the tempo
+    /// the song was heard at) when the beats are at that estimate's level (their median interval
+    /// within ``sameLevelRatio`` of it), otherwise as long as their median interval. The estimate
+    /// prefers tempi near the middle of the hinted range, so the tempo the beat-time song is played at
+    /// can tip its level: a stepped song's median interval is one half's or lies between them, and at
+    /// that tempo the level could come out other than the steady original's.
     func beatTimeLevel(
-        _ tracked: [Double], envelope: OnsetEnvelope, lowLevels: [Float]?, layout: Double? = nil
+        _ tracked: [Double], envelope: OnsetEnvelope, lowLevels: [Float]?, heardPeriod: Double? = nil
     ) -> Double? {
         guard tracked.count >= 16 else { return nil }
         let interval = BeatSequence(beats: tracked).medianInterval
         let hop = envelope.hopDuration
         guard interval > 0, hop > 0, envelope.count >= 3 else { return nil }
-        let layoutInterval = layout.flatMap { $0 > 0 ? $0 : nil } ?? interval
+        let layoutInterval =
+            heardPeriod.flatMap { $0 > 0 && abs(log(interval / $0)) < log(Self.sameLevelRatio) ? $0 : nil }
+            ?? interval
         // The tempo's movement, not the tracker's beat-to-beat errors: each interval is replaced by the
         // median of the intervals within `smoothingRadius` of it, so a doubled or dropped beat does
         // not stretch the song, and a steady song comes out as it went in.

@@ -13,7 +13,7 @@ import Foundation
 /// 3. The model: one grid where one explains the beats; tempo segments only where each extra piece
 ///    explains many more beats; the tracked beats themselves (`follow`) where no grid does
 ///    (``GridModelSelector``). Where the tempo moves, the level is read again in beat time
-///    (``beatTimeLevel(_:envelope:lowLevels:layout:)``); followed beats are put on the kick, lose no half beat
+///    (``beatTimeLevel(_:envelope:lowLevels:heardPeriod:)``); followed beats are put on the kick, lose no half beat
 ///    to a detour (``repairingSlips(_:lowBand:)``), and sections taken at another pulse are tracked
 ///    again (``repairingLevelSections(_:novelty:peaks:span:)``); the model is then chosen again on the
 ///    repaired beats, which one grid may now explain.
@@ -74,13 +74,9 @@ public struct GridFitter: Sendable {
             // those that stand out more (``trackedScore(_:novelty:span:)``) are kept. The beat-time
             // song is played at the tempo the whole-song estimate heard when the tracker is at its
             // level, so a song whose tempo moves a little is read as its steady original would be.
-            let trackedInterval = BeatSequence(beats: selected.tracked).medianInterval
-            let sameLevel =
-                trackedInterval > 0 && abs(log(trackedInterval / global.grid.period)) < log(Self.sameLevelRatio)
             if selected.model.varies,
                 let factor = beatTimeLevel(
-                    selected.tracked, envelope: envelope, lowLevels: lowLevels,
-                    layout: sameLevel ? global.grid.period : nil),
+                    selected.tracked, envelope: envelope, lowLevels: lowLevels, heardPeriod: global.grid.period),
                 let again = try? trackAndSelect(
                     from: BeatSequence(beats: selected.tracked).medianInterval / factor, context),
                 again.salience > selected.salience
