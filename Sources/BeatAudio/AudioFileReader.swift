@@ -119,12 +119,6 @@ public final class AudioFileReader {
 
     private func sanitize(_ samples: UnsafeMutablePointer<Float>, count: Int) {
         let limit = Self.maximumSampleMagnitude
-        // A branch-free scan first (the compiler vectorises it): almost every block is clean, and only
-        // a block with a sample out of range (or NaN, for which the comparison is false) is walked
-        // again to fix it.
-        var outOfRange = false
-        for index in 0..<count { outOfRange = outOfRange || !(abs(samples[index]) <= limit) }
-        guard outOfRange else { return }
         for index in 0..<count {
             let sample = samples[index]
             if abs(sample) <= limit { continue }  // false for NaN
@@ -161,7 +155,7 @@ public final class AudioFileReader {
         let scale = 1 / Float(channelCount)
         interleaved.withUnsafeBufferPointer { buffer in
             if channelCount == 2 {
-                // Stereo, most files: a loop the compiler can vectorise.
+                // Stereo, most files: a loop the compiler vectorises (the general one below it does not).
                 for frame in 0..<frames { mono[frame] = (buffer[2 * frame] + buffer[2 * frame + 1]) * scale }
                 return
             }
