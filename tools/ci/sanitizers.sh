@@ -22,8 +22,9 @@
 #   SANITIZER_FILTER=REGEX         run only these tests in both passes (default: all; no realtime
 #                                  split when set)
 #   SANITIZER_FILTER_THREAD=REGEX  run only these tests under ThreadSanitizer (default: the targets and
-#                                  suites with threads, tasks or C callbacks — BeatAnalysis (decoding
-#                                  pipeline, aubio, libsndfile), BeatPreview (PortAudio, transport), the
+#                                  suites with threads, tasks or C callbacks — BeatAnalysis's analyzer,
+#                                  batch, decoding and C-library suites (the pipeline, the background
+#                                  hash, aubio, libsndfile, libsoxr), BeatPreview (PortAudio, transport), the
 #                                  validator's task group, the playback clock, and the CLI suites that run
 #                                  analyze/preview/validate; the pure parsing and formatting suites run
 #                                  under ASan only, which keeps the TSan pass at a few minutes)
@@ -40,7 +41,13 @@ export SWIFT_BACKTRACE="${SWIFT_BACKTRACE-enable=no}"
 
 SKIP_THREAD="${SANITIZER_SKIP_THREAD-PreviewCommandTests/interactive}"
 REALTIME="${SANITIZER_REALTIME-PreviewCommandTests}"
-CONCURRENT='^(BeatAnalysisTests|BeatPreviewTests)\.'
+# BeatAnalysis: the suites that run the analyzer's threads (decoding ahead, the background hash, the
+# batch) or its C libraries (libsndfile, aubio, libsoxr). Its grid-fitting, tracking and bar suites
+# run single-threaded code on arrays, already reached through these; they run under ASan.
+CONCURRENT='^BeatAnalysisTests\.(AnalysisRateTests|AudioFileReaderTests|BackgroundHashTests|BatchPlanTests'
+CONCURRENT+='|FileDigestTests|GridFitTests|AnalyzerErrorTests|HostileAudioTests|OnsetDetectorTests'
+CONCURRENT+='|PlotSeriesReaderTests|ResamplerTests)'
+CONCURRENT+='|^BeatPreviewTests\.'
 CONCURRENT+='|^BeatMapKitTests\.(ValidatorTests|PlaybackClockTests)'
 CONCURRENT+='|^BeatStudioTests\.'
 CONCURRENT+='|^beatmapTests\.(AnalyzeCommandTests|PreviewCommandTests|RenderCommandTests|ValidateCommandTests|ValidateAudioTests|HostileAudioValidateTests)'
