@@ -80,4 +80,30 @@ struct BeatTimeTests {
         let envelope = Self.envelope(beats: beats, strength: 1, offBeat: 0.1)
         #expect(GridFitter().beatTimeLevel(beats, envelope: envelope, lowLevels: nil) == nil)
     }
+
+    @Test("intervals scattered around a steady tempo (30 and 31 hops): the local tempo is their mean")
+    func localIntervalsBetweenHops() throws {
+        // 170 BPM at hops of 11.6 ms is 30.4 hops; intervals of 30 three times in five and 31 twice,
+        // in runs, have a median of 30 or 31 wherever it is read.
+        let hop = 256.0 / 22_050
+        let pattern = [30.0, 30, 30, 31, 31, 30, 30, 30, 31, 31, 30, 30, 30, 31, 31, 30, 30, 30, 31, 31]
+        let intervals = pattern.map { $0 * hop }
+        let local = GridFitter.localIntervals(intervals, radius: 8)
+        let middle = try #require(local.indices.contains(10) ? local[10] : nil)
+        #expect(abs(middle / hop - 30.4) < 0.1)
+        // Every interval away from the ends reads within a fifth of a hop of 30.4, where the median
+        // reads 30 or 31.
+        for value in local[8..<12] { #expect(abs(value / hop - 30.4) < 0.2) }
+    }
+
+    @Test("a doubled and a dropped beat among steady intervals do not move the local tempo")
+    func localIntervalsIgnoreSlips() throws {
+        var intervals = [Double](repeating: 0.5, count: 17)
+        intervals[5] = 0.25
+        intervals[6] = 0.25
+        intervals[11] = 1.0
+        let local = GridFitter.localIntervals(intervals, radius: 8)
+        let middle = try #require(local.indices.contains(8) ? local[8] : nil)
+        #expect(middle == 0.5)
+    }
 }
