@@ -5,8 +5,9 @@ import Testing
 
 @testable import BeatAnalysis
 
-/// Followed sections the tracker took at 4⁄3 or ¾ of the tempo around them are tracked again at that
-/// tempo, where those beats stand out more (``GridFitter/repairingLevelSections(_:novelty:peaks:span:)``).
+/// Followed sections the tracker took at 4⁄3 or ¾ of the song's pulse are replaced by the beats of a
+/// tracker held at that pulse, where those lie on onsets as often
+/// (``GridFitter/repairingLevelSections(_:novelty:peaks:span:)``).
 @Suite("Level sections")
 struct LevelSectionTests {
     /// An onset envelope (hop 10 ms, 80 s) with a three-hop peak at each of `beats`.
@@ -50,6 +51,33 @@ struct LevelSectionTests {
         let (novelty, peaks) = Self.envelope(truth)
         let repaired = GridFitter().repairingLevelSections(truth, novelty: novelty, peaks: peaks, span: 1...75)
         #expect(repaired == truth)
+    }
+
+    @Test("a section tracked at ¾ of a steady 150 BPM song, the tracker coming back gradually, is put back")
+    func slowSectionRepaired() throws {
+        let truth = (0..<190).map { 1 + Double($0) * 0.4 }
+        let (novelty, peaks) = Self.envelope(truth)
+        // The tracker's beats: the song's, except 30–50 s, taken at 112.5 BPM (0.533 s, four of the
+        // song's beats against three), and from 50 s a few beats that find their way back.
+        var tracked = truth.filter { $0 < 30 }
+        var time = 30.0
+        while time < 50 {
+            tracked.append(time)
+            time += 0.4 * 4 / 3
+        }
+        tracked += [50.45, 50.9]
+        tracked += truth.filter { $0 >= 51.3 }
+        let repaired = GridFitter().repairingLevelSections(tracked, novelty: novelty, peaks: peaks, span: 1...76.6)
+        let section = repaired.filter { $0 > 31 && $0 < 49 }
+        #expect(section.count == 44)
+        for beat in section {
+            let nearest = try #require(truth.min { abs($0 - beat) < abs($1 - beat) })
+            #expect(abs(beat - nearest) < 0.02)
+        }
+        // No two beats closer than half a beat, none further apart than one and a half.
+        for (earlier, later) in zip(repaired, repaired.dropFirst()) {
+            #expect(later - earlier > 0.2 && later - earlier < 0.6)
+        }
     }
 
     @Test("beats without a jump in tempo are returned as they are")

@@ -13,10 +13,10 @@ import Foundation
 /// 3. The model: one grid where one explains the beats; tempo segments only where each extra piece
 ///    explains many more beats; the tracked beats themselves (`follow`) where no grid does
 ///    (``GridModelSelector``). Where the tempo moves, the level is read again in beat time
-///    (``beatTimeLevel(_:envelope:lowLevels:heardPeriod:)``); followed beats are put on the kick, lose no half beat
-///    to a detour (``repairingSlips(_:lowBand:)``), and sections taken at another pulse are tracked
-///    again (``repairingLevelSections(_:novelty:peaks:span:)``); the model is then chosen again on the
-///    repaired beats, which one grid may now explain.
+///    (``beatTimeLevel(_:envelope:lowLevels:heardPeriod:)``); in followed beats, sections taken at
+///    another pulse get the beats of a tracker held at the song's (``repairingLevelSections(_:novelty:peaks:span:)``),
+///    and the beats lose no half beat to a detour (``repairingSlips(_:lowBand:)``) and are put on the
+///    kick; the model is then chosen again on the repaired beats, which one grid may now explain.
 /// 4. Each grid refined by least squares against the onsets (BPM to ≤ 0.01, phase to ≤ 1 ms on clicks)
 ///    and laid over the music (``layOut(_:novelty:span:sounding:duration:)``).
 public struct GridFitter: Sendable {
@@ -85,11 +85,11 @@ public struct GridFitter: Sendable {
             }
             (model, tracked, trackedSalience) = (selected.model, selected.tracked, selected.salience)
             if case .follow = model, tracked.count < 4 { model = .grid([]) }
-            // A grid on the off-beats of the kick, or followed sections on them, move onto it.
+            // Followed sections at another pulse are put back at the song's; then a grid on the
+            // off-beats of the kick, or followed sections on them, move onto it.
             if case .follow = model {
+                tracked = repairingLevelSections(tracked, novelty: novelty, peaks: peaks, span: span)
                 tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand)
-                let sections = repairingLevelSections(tracked, novelty: novelty, peaks: peaks, span: span)
-                if sections != tracked { tracked = onTheKick(tracked: sections, lowBand: lowBand) }
                 // The model was chosen on the beats as tracked; repaired, they may lie on one grid after
                 // all (a tracker that spent long stretches on the off-beats explained too few beats for
                 // any grid). The simplest model is chosen again on the beats as they now are, and
