@@ -16,25 +16,36 @@ struct LevelSectionTests {
         return (novelty, novelty.envelope.peaks())
     }
 
+    /// Beats every `interval` seconds from `from` up to (not including) `to`.
+    static func pulse(from: Double, to: Double, interval: Double) -> [Double] {
+        var beats: [Double] = []
+        var time = from
+        while time < to {
+            beats.append(time)
+            time += interval
+        }
+        return beats
+    }
+
+    /// Expects each of `section` within 20 ms of one of `truth`.
+    static func expectOnTruth(_ section: [Double], _ truth: [Double]) throws {
+        for beat in section {
+            let nearest = try #require(truth.min { abs($0 - beat) < abs($1 - beat) })
+            #expect(abs(beat - nearest) < 0.02)
+        }
+    }
+
     @Test("a section tracked at 4⁄3 of a steady 120 BPM song is put back on its beats")
     func dottedSectionRepaired() throws {
         let truth = (0..<150).map { 1 + Double($0) * 0.5 }
         let (novelty, peaks) = Self.envelope(truth)
         // The tracker's beats: the song's, except 30–45 s, taken at 160 BPM (0.375 s).
-        var tracked = truth.filter { $0 < 30 }
-        var time = 30.0
-        while time < 45 {
-            tracked.append(time)
-            time += 0.375
-        }
-        tracked += truth.filter { $0 >= 45 }
+        let tracked =
+            truth.filter { $0 < 30 } + Self.pulse(from: 30, to: 45, interval: 0.375) + truth.filter { $0 >= 45 }
         let repaired = GridFitter().repairingLevelSections(tracked, novelty: novelty, peaks: peaks, span: 1...75.5)
         let section = repaired.filter { $0 > 30.2 && $0 < 44.8 }
         #expect(section.count == 29)
-        for beat in section {
-            let nearest = try #require(truth.min { abs($0 - beat) < abs($1 - beat) })
-            #expect(abs(beat - nearest) < 0.02)
-        }
+        try Self.expectOnTruth(section, truth)
         #expect(repaired.filter { $0 < 30 } == truth.filter { $0 < 30 })
         #expect(repaired.filter { $0 >= 45 } == truth.filter { $0 >= 45 })
     }
@@ -42,12 +53,7 @@ struct LevelSectionTests {
     @Test("a song that really changes tempo by 4⁄3 keeps its beats")
     func realChangeKept() {
         // 120 BPM for 45 s, then 160 BPM.
-        var truth = (0..<90).map { 1 + Double($0) * 0.5 }
-        var time = 46.0
-        while time < 75 {
-            truth.append(time)
-            time += 0.375
-        }
+        let truth = (0..<90).map { 1 + Double($0) * 0.5 } + Self.pulse(from: 46, to: 75, interval: 0.375)
         let (novelty, peaks) = Self.envelope(truth)
         let repaired = GridFitter().repairingLevelSections(truth, novelty: novelty, peaks: peaks, span: 1...75)
         #expect(repaired == truth)
@@ -59,21 +65,13 @@ struct LevelSectionTests {
         let (novelty, peaks) = Self.envelope(truth)
         // The tracker's beats: the song's, except 30–50 s, taken at 112.5 BPM (0.533 s, four of the
         // song's beats against three), and from 50 s a few beats that find their way back.
-        var tracked = truth.filter { $0 < 30 }
-        var time = 30.0
-        while time < 50 {
-            tracked.append(time)
-            time += 0.4 * 4 / 3
-        }
-        tracked += [50.45, 50.9]
-        tracked += truth.filter { $0 >= 51.3 }
+        let tracked =
+            truth.filter { $0 < 30 } + Self.pulse(from: 30, to: 50, interval: 0.4 * 4 / 3) + [50.45, 50.9]
+            + truth.filter { $0 >= 51.3 }
         let repaired = GridFitter().repairingLevelSections(tracked, novelty: novelty, peaks: peaks, span: 1...76.6)
         let section = repaired.filter { $0 > 31 && $0 < 49 }
         #expect(section.count == 44)
-        for beat in section {
-            let nearest = try #require(truth.min { abs($0 - beat) < abs($1 - beat) })
-            #expect(abs(beat - nearest) < 0.02)
-        }
+        try Self.expectOnTruth(section, truth)
         // No two beats closer than half a beat, none further apart than one and a half.
         for (earlier, later) in zip(repaired, repaired.dropFirst()) {
             #expect(later - earlier > 0.2 && later - earlier < 0.6)
