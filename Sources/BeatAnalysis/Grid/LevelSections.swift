@@ -39,11 +39,11 @@ extension GridFitter {
             novelty: novelty, peaks: peaks, period: BeatSequence(beats: tracked).medianInterval, span: span,
             range: Self.sameLevelRatio)
         guard held.count >= 2 * context else { return tracked }
-        func localIntervals(_ beats: [Double]) -> [Double] {
+        func localTempo(_ beats: [Double]) -> [Double] {
             Self.localIntervals(zip(beats.dropFirst(), beats).map { $0 - $1 }, radius: context)
         }
-        let followedLocal = localIntervals(tracked)
-        let heldLocal = localIntervals(held)
+        let followedLocal = localTempo(tracked)
+        let heldLocal = localTempo(held)
         // Each followed beat is marked where its local interval is at a section ratio of the held
         // beats' local interval at the same time.
         var marked = [Bool](repeating: false, count: followedLocal.count)
