@@ -43,10 +43,11 @@ extension GridFitter {
     /// (11.6 ms) is 3.5 % of a beat, so a median of 17 intervals moves from one stretch to the next:
     /// on a steady 180 BPM LMMS song (train split) by 0.09 hop (standard deviation), up to 0.08 of a
     /// beat over 12 beats, laid out as a tempo that wobbles; the mean of the intervals near it, by
-    /// 0.04 hop and 0.01 of a beat. The wobble blurred the estimate's multi-beat lags, and the
-    /// beat-time reading of 6 of the corpus's 89 steady songs (both splits, read by the same code
-    /// with no truth) differed from their whole-song reading; 2 with the mean. The median still
-    /// chooses which intervals count, so a doubled or dropped beat does not move the tempo.
+    /// 0.04 hop and 0.01 of a beat. The wobble blurred the estimate's multi-beat lags: read along the
+    /// beats tracked from their whole-song reading, 6 of the corpus's 89 steady songs (both splits,
+    /// the same code run with no truth) came out at another level in beat time; 2 with the mean.
+    /// The median still chooses which intervals count, so a doubled or dropped beat does not move the
+    /// tempo.
     static func localIntervals(_ values: [Double], radius: Int) -> [Double] {
         values.indices.map { index in
             var window = Array(values[max(0, index - radius)..<min(values.count, index + radius + 1)])
