@@ -83,12 +83,17 @@ public struct GridFitter: Sendable {
             {
                 selected = again
             }
+            // A tempo change beyond the tracker's reach: tracked again with its range centred there.
+            if options.mode != .constant, let across = acrossTempoRegions(selected, from: global.grid.period, context) {
+                selected = across
+            }
             (model, tracked, trackedSalience) = (selected.model, selected.tracked, selected.salience)
             if case .follow = model, tracked.count < 4 { model = .grid([]) }
             // Followed sections at another pulse are put back at the song's; then a grid on the
             // off-beats of the kick, or followed sections on them, move onto it.
             if case .follow = model {
-                tracked = repairingLevelSections(tracked, novelty: novelty, peaks: peaks, span: span)
+                tracked = repairingLevelSections(
+                    tracked, novelty: novelty, peaks: peaks, span: span, regions: selected.regions)
                 tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand)
                 // The model was chosen on the beats as tracked; repaired, they may lie on one grid after
                 // all (a tracker that spent long stretches on the off-beats explained too few beats for
@@ -176,9 +181,11 @@ public struct GridFitter: Sendable {
     // MARK: Tracking
 
     /// Beats tracked through the whole song at tempi within 30 % of `period` (so the metric level stays
-    /// the song's; `range` gives another factor), in seconds.
+    /// the song's; `range` gives another factor), in seconds. Inside `regions` the range is centred on
+    /// the region's own tempo instead (``allowedIntervals(at:period:range:regions:)``).
     func trackBeats(
-        novelty: Novelty, peaks: [OnsetPeak], period: Double, span: ClosedRange<Double>, range: Double = 1.3
+        novelty: Novelty, peaks: [OnsetPeak], period: Double, span: ClosedRange<Double>, range: Double = 1.3,
+        regions: [TempoRegion] = []
     ) -> [Double] {
         let envelope = novelty.envelope
         // The activation: novelty over the strong onsets' level, clipped to 0…1.
@@ -199,10 +206,20 @@ public struct GridFitter: Sendable {
             let lower = max(0, start - context)
             let upper = values.count - start <= chunk + context ? values.count : start + chunk + context
             let keepUpper = upper == values.count ? Double.infinity : Double(start + chunk)
+            let startTime = envelope.startTime
+            let allowed: ((Int) -> ClosedRange<Double>)? =
+                regions.isEmpty
+                ? nil
+                : { frame in
+                    let time = startTime + Double(lower + frame) * hop
+                    return Self.allowedIntervals(at: time, period: period, range: range, regions: regions)
+                }
+            let shortest = regions.reduce(period / range) { min($0, $1.period / range) }
+            let longest = regions.reduce(period * range) { max($0, $1.period * range) }
             let frames = BeatTracker().track(
                 activation: values[lower..<upper].map { min(1, $0 / level) }, frameDuration: hop,
-                shortest: period / range,
-                longest: period * range, preferred: period)
+                shortest: shortest,
+                longest: longest, preferred: period, allowed: allowed)
             for frame in frames {
                 let position = Double(lower) + frame
                 guard position >= Double(start) || start == 0, position < keepUpper else { continue }

@@ -31,13 +31,14 @@ extension GridFitter {
     /// more than √(4⁄3)), and the followed beats stay. The fitter reads the kick along the beats
     /// afterwards (``onTheKick(tracked:lowBand:)``): the held tracker chose its own phase.
     func repairingLevelSections(
-        _ tracked: [Double], novelty: Novelty, peaks: [OnsetPeak], span: ClosedRange<Double>
+        _ tracked: [Double], novelty: Novelty, peaks: [OnsetPeak], span: ClosedRange<Double>,
+        regions: [TempoRegion] = []
     ) -> [Double] {
         let context = Self.sectionContext
         guard tracked.count >= 6 * context else { return tracked }
         let held = trackBeats(
             novelty: novelty, peaks: peaks, period: BeatSequence(beats: tracked).medianInterval, span: span,
-            range: Self.sameLevelRatio)
+            range: Self.sameLevelRatio, regions: regions)
         guard held.count >= 2 * context else { return tracked }
         func localTempo(_ beats: [Double]) -> [Double] {
             Self.localIntervals(zip(beats.dropFirst(), beats).map { $0 - $1 }, radius: context)

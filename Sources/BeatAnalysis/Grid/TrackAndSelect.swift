@@ -21,6 +21,9 @@ extension GridFitter {
         var tracked: [Double]
         var salience: Double
         var model: GridModel
+        /// The stretches tracked with the range centred on their own tempo (``tempoRegions(_:period:)``),
+        /// at the level of `tracked`.
+        var regions: [TempoRegion] = []
     }
 
     /// The beats tracked from `start` (seconds per beat), at the metric level read along them
@@ -28,12 +31,15 @@ extension GridFitter {
     /// they sit half a beat out, and the simplest model that explains them (``GridModelSelector``).
     /// Throws ``GridFitError/noRegularBeat(score:)`` when the beats barely stand out from the rest of
     /// the audio.
-    func trackAndSelect(from start: Double, _ context: TrackingContext) throws(GridFitError) -> TrackedSelection {
+    func trackAndSelect(
+        from start: Double, _ context: TrackingContext, regions: [TempoRegion] = []
+    ) throws(GridFitError) -> TrackedSelection {
         let (novelty, peaks, matcher, span, lowBand) = (
             context.novelty, context.peaks, context.matcher, context.span, context.lowBand
         )
         var period = start
-        var tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
+        var regions = regions
+        var tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span, regions: regions)
         // The metric level, read along the tracked beats; a new level is tracked anew.
         var visited = [period]
         for _ in 0..<3 {
@@ -42,8 +48,9 @@ extension GridFitter {
             let next = sequence.medianInterval / change.factor
             guard !visited.contains(where: { abs(log($0 / next)) < 0.1 }) else { break }
             visited.append(next)
+            regions = regions.map { TempoRegion(span: $0.span, period: $0.period * next / period) }
             period = next
-            tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span)
+            tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span, regions: regions)
         }
         // Beats half a beat out move to the beats between them.
         let sequence = BeatSequence(beats: tracked)
@@ -79,7 +86,7 @@ extension GridFitter {
             throw .noRegularBeat(score: salience)
         }
         let model = selectModel(tracked, period: period, context)
-        return TrackedSelection(tracked: tracked, salience: salience, model: model)
+        return TrackedSelection(tracked: tracked, salience: salience, model: model, regions: regions)
     }
 
     /// The simplest model of `tracked` (beats about `period` seconds apart) that explains them

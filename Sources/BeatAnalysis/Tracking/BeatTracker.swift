@@ -28,9 +28,15 @@ struct BeatTracker {
 
     /// Tracks beats through `activation` (one value per frame in 0…1, frame `i` at time
     /// `startTime + i × frameDuration`), with beat intervals between `shortest` and `longest` seconds.
-    /// `preferred` (seconds) weights the initial tempo gently towards it. Returns the beat frames
+    /// `preferred` (seconds) weights the initial tempo gently towards it. `allowed`, when given, says for
+    /// each frame which beat intervals (seconds) a beat falling there may start; the others are closed
+    /// there, so the range can move through the song (``GridFitter/allowedIntervals(at:period:range:regions:)``).
+    /// Returns the beat frames
     /// (fractional: the centre of the beat states, refined to the activation's peak nearby).
-    func track(activation: [Float], frameDuration: Double, shortest: Double, longest: Double, preferred: Double?)
+    func track(
+        activation: [Float], frameDuration: Double, shortest: Double, longest: Double, preferred: Double?,
+        allowed: ((Int) -> ClosedRange<Double>)? = nil
+    )
         -> [Double]
     {
         let frames = activation.count
@@ -92,6 +98,15 @@ struct BeatTracker {
             for index in 0..<tau { rings[offsets[j] + index] = ring[index] }
         }
 
+        // Per frame, the intervals (in frames) a beat falling there may start.
+        let allowedFrames: [ClosedRange<Int>]? = allowed.map { window in
+            (0..<frames).map { frame in
+                let range = window(frame)
+                let low = Int((range.lowerBound / frameDuration).rounded(.down))
+                let high = max(low, Int((range.upperBound / frameDuration).rounded(.up)))
+                return low...high
+            }
+        }
         var pointers = [UInt8](repeating: 0, count: frames * tempi)
         var last = [Double](repeating: 0, count: tempi)
         var entering = [Double](repeating: 0, count: tempi)
@@ -113,6 +128,11 @@ struct BeatTracker {
                             }
                             entering[to] = best
                             pointer[t * tempi + to] = UInt8(arg)
+                        }
+                        if let window = allowedFrames?[t] {
+                            for to in 0..<tempi where !window.contains(intervals[to]) {
+                                entering[to] = -Double.infinity
+                            }
                         }
                         let b = bonus(t)
                         for j in 0..<tempi {
