@@ -47,8 +47,10 @@ extension GridFitter {
     }
 
     /// Stretches whose own tempo lies over ``regionDeparture`` from `period`: the tempo of each window of
-    /// ``regionWindow`` seconds (``fitSegment(novelty:matcher:span:lowBand:)``, taken at the octave
-    /// nearest `period`), where at least two windows in a row agree within ``regionAgreement``.
+    /// ``regionWindow`` seconds (the whole-song estimate's autocorrelation comb and level rules,
+    /// ``chooseLevel(_:novelty:matcher:span:lowBand:)``, without its least-squares refinement, which a
+    /// region's tempo does not need; taken at the octave nearest `period`), where at least two windows
+    /// in a row agree within ``regionAgreement``.
     /// A change needs the song's own tempo somewhere too, in two windows in a row: where no window
     /// agrees with it, the windows disagree with the whole-song estimate about the metric level, which
     /// is not a tempo change. Octaves are not regions either: a half-time section is not a tempo change.
@@ -63,14 +65,18 @@ extension GridFitter {
             let window = start...min(span.upperBound, start + Self.regionWindow)
             start += Self.regionStep
             guard
-                let fitted = fitSegment(
-                    novelty: context.novelty, matcher: context.matcher, span: window, lowBand: context.lowBand)
+                let estimate = context.novelty.period(
+                    in: window, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM)
             else {
                 atSongTempo = 0
                 estimates.append((window, nil))
                 continue
             }
-            let own = fitted.grid.period
+            let phase = context.novelty.bestPhase(period: estimate.seconds, in: window)
+            let own = chooseLevel(
+                Grid(anchor: phase.anchor, period: estimate.seconds), novelty: context.novelty,
+                matcher: context.matcher, span: window, lowBand: context.lowBand
+            ).grid.period
             let nearest = [own, own * 2, own / 2].min { abs(log($0 / period)) < abs(log($1 / period)) } ?? own
             if abs(log(nearest / period)) <= log(Self.regionDeparture) {
                 atSongTempo += 1
