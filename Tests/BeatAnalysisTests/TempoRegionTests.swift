@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatAnalysis
 import BeatAudio
 import Foundation
 import TestSynth
@@ -35,14 +34,6 @@ struct TempoRegionTests {
         return (track, beats)
     }
 
-    /// The context ``GridFitter/tempoRegions(_:period:)`` reads, for an onset curve `seconds` long.
-    static func context(_ novelty: Novelty, seconds: Double) -> GridFitter.TrackingContext {
-        let peaks = novelty.envelope.peaks()
-        return GridFitter.TrackingContext(
-            novelty: novelty, peaks: peaks, matcher: PeakMatcher(peaks: peaks), span: 0.5...(seconds - 1),
-            lowBand: nil, setAside: nil)
-    }
-
     /// Beats and off-beat eighths at `bpm` from `from` up to `to`, as onsets.
     static func onsets(bpm: Double, from: Double, to: Double) -> [(time: Double, height: Float)] {
         let period = 60 / bpm
@@ -70,7 +61,7 @@ struct TempoRegionTests {
     @Test("a step to 140 BPM after 40 s at 100 is one region, at 140 BPM, over the second half")
     func regionFound() throws {
         let onsets = Self.onsets(bpm: 100, from: 0.5, to: 40.5) + Self.onsets(bpm: 140, from: 40.5, to: 80.5)
-        let context = Self.context(OnsetCurves.peaks(onsets, seconds: 81.5), seconds: 81.5)
+        let context = SteadyGridTests.context(OnsetCurves.peaks(onsets, seconds: 81.5), seconds: 81.5)
         let regions = GridFitter().tempoRegions(context, period: 0.6)
         let region = try #require(regions.first)
         #expect(regions.count == 1)
@@ -84,7 +75,7 @@ struct TempoRegionTests {
         // 120 BPM throughout, asked about as if the song were at 90: the windows all disagree, none
         // holds the song's tempo, so this is a question of the level, not a tempo change.
         let onsets = Self.onsets(bpm: 120, from: 0.5, to: 60.5)
-        let context = Self.context(OnsetCurves.peaks(onsets, seconds: 61.5), seconds: 61.5)
+        let context = SteadyGridTests.context(OnsetCurves.peaks(onsets, seconds: 61.5), seconds: 61.5)
         #expect(GridFitter().tempoRegions(context, period: 60 / 90.0).isEmpty)
     }
 
