@@ -78,6 +78,31 @@ struct LevelSectionTests {
         }
     }
 
+    @Test("a section at 4⁄3 inside a slower tempo region is put back at the region's tempo, not doubled")
+    func sectionInSlowRegionRepaired() throws {
+        // 140 BPM (0.43 s) up to 40 s, then 90 BPM (0.67 s), beyond the tracker's 30 %: a tempo region.
+        let fast = 60.0 / 140
+        let slow = 60.0 / 90
+        let truth = Self.pulse(from: 1, to: 39.8, interval: fast) + Self.pulse(from: 40, to: 79, interval: slow)
+        let (novelty, peaks) = Self.envelope(truth)
+        let region = TempoRegion(span: 40...79, period: slow)
+        // The tracker's beats: the song's, except 50–65 s, taken at 120 BPM (4⁄3 of the region's tempo).
+        let tracked =
+            truth.filter { $0 < 50 } + Self.pulse(from: 50, to: 65, interval: slow * 3 / 4)
+            + truth.filter { $0 >= 65.3 }
+        let repaired = GridFitter().repairingLevelSections(
+            tracked, novelty: novelty, peaks: peaks, span: 1...79, regions: [region])
+        let section = repaired.filter { $0 > 50.5 && $0 < 64.5 }
+        // The region's own beats, every 0.67 s, and none in between (the song's 0.43 s is not the
+        // interval there).
+        #expect(section.count == 21)
+        try Self.expectOnTruth(section, truth)
+        for (earlier, later) in zip(repaired, repaired.dropFirst()) where earlier > 41 {
+            #expect(later - earlier > 0.5 * slow && later - earlier < 1.5 * slow)
+        }
+        #expect(repaired.filter { $0 < 40 } == truth.filter { $0 < 40 })
+    }
+
     @Test("beats without a jump in tempo are returned as they are")
     func steadyUntouched() {
         let truth = (0..<150).map { 1 + Double($0) * 0.5 }

@@ -80,11 +80,14 @@ extension GridFitter {
         func inside(_ time: Double) -> Bool { replaced.contains { $0.contains(time) } }
         let merged = (tracked.filter { !inside($0) } + held.filter(inside)).sorted()
         // At a section's edges, of two beats closer than half a beat the followed one is kept; a gap
-        // of over one and a half beats gets beats evenly spaced across it.
-        let interval = BeatSequence(beats: held).medianInterval
+        // of over one and a half beats gets beats evenly spaced across it. A beat is the held beats'
+        // local interval there: inside a tempo region the song's median interval is not the beat.
+        var heldIndex = 0
         var result: [Double] = []
         result.reserveCapacity(merged.count + 4)
         for beat in merged {
+            while heldIndex + 1 < heldLocal.count, held[heldIndex + 1] <= beat { heldIndex += 1 }
+            let interval = heldLocal[heldIndex]
             if let last = result.last {
                 let gap = beat - last
                 if gap < 0.5 * interval {
