@@ -26,12 +26,13 @@ so the corpus is usable while later parts build.
 The split, by song (a warped, variant or long track is in its source song's split). The rule, applied
 once before any tuning to the songs each part had: within each group of songs (synthetic; hydrogen;
 lmms; our own General-MIDI songs, midi/gm-*; our 3/4, 6/8 and pickup songs added for the bar estimate,
-midi/meter-*, a group of their own so the older groups' split stays as it was; the OpenMSX songs,
-midi/openmsx-*; nonmusic), sort the song ids
-and put every third one, starting with the first (sorted positions 0, 3, 6, ...), in validation: at
-least a third of each group. The resulting ids are written out below in VALIDATION, which is what
-decides; every other song is train. A song added later is train until someone adds it here by the
-rule (--check-split lists any difference). Nobody tunes on validation.
+midi/meter-*, a group of their own so the older groups' split stays as it was; our medleys, two songs
+joined at a tempo step of more than 30 %, midi/medley-*, a group of their own for the same reason; the
+OpenMSX songs, midi/openmsx-*; nonmusic), sort the song ids and put every third one, starting with
+the first (sorted positions 0, 3, 6, ...), in validation: at least a third of each group. The
+resulting ids are written out below in VALIDATION, which is what decides; every other song is train.
+A song added later is train until someone adds it here by the rule (--check-split lists any
+difference). Nobody tunes on validation.
 Deterministic: every part's output is the same on every run (see each script for the tools whose
 output we checked to be byte-identical).
 """
@@ -81,6 +82,9 @@ VALIDATION = [
     "midi/gm-rock-120",
     "midi/gm-step-120-140",
     "midi/gm-swing-150",
+    "midi/medley-100-140",
+    "midi/medley-140-96",
+    "midi/medley-180-128",
     "midi/meter-ballad-pickup3-80",
     "midi/meter-jazzwaltz-132",
     "midi/meter-sixeight-pickup-168",
@@ -115,6 +119,8 @@ def group(song):
     if part == "midi":
         if name.startswith("meter-"):
             return "midi/meter"
+        if name.startswith("medley-"):
+            return "midi/medley"
         return "midi/openmsx" if name.startswith("openmsx-") else "midi/gm"
     return part
 

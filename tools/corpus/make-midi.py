@@ -6,12 +6,15 @@ fluidsynth and the FluidR3 GM soundfont, with ground truth from each file's temp
 Our own songs (corpus/midi/gm-*.wav) are written here, by the composer below, with PyPI's mido: rock,
 metal at 170-184 BPM with half-time sections, funk, four-on-the-floor EDM, a ballad, a blues shuffle,
 jazz swing, a 3/4 waltz, a 6/8 song, drum and bass, hip-hop, trap, reggae, bossa nova, punk, disco,
-songs with a quiet beatless pad intro, breakdowns without drums, a fill-heavy section, three songs
-with one tempo step at a bar line, a ritardando and an accelerando. A seeded random generator
-(Python's random.Random, one seed per song) picks velocities, melodies and fills, so the MIDI files
-and the audio are byte-identical on every run. The songs are ours (GPL-3.0-or-later, like this
-script). The OpenMSX songs (Debian package openttd-openmsx, GPL-2) are only rendered locally, as
-corpus/midi/openmsx-*.wav; nothing of them is committed.
+songs with a quiet beatless pad intro, breakdowns without drums, a fill-heavy section, three songs with
+one tempo step at a bar line, a ritardando and an accelerando. Then nine songs in 3/4 and 6/8 or with a
+pickup, for the bar estimate (meter-*), and nine medleys (medley-A-B): two songs joined at a bar line
+with one tempo step of more than 30 %, from A to B BPM (100->140, 96->128, 90->150, 128->174, 120->160,
+170->120, 150->100, 140->96, 180->128), the style, groove, drum kit, instruments and chords all changing
+at the step (medley_step). A seeded random generator (Python's random.Random, one seed per song) picks
+velocities, melodies and fills, so the MIDI files and the audio are byte-identical on every run. The
+songs are ours (GPL-3.0-or-later, like this script). The OpenMSX songs (Debian package openttd-openmsx,
+GPL-2) are only rendered locally, as corpus/midi/openmsx-*.wav; nothing of them is committed.
 
 Rendering: `fluidsynth -ni -g 0.5 -O float -F TMP.wav -r 44100 FluidR3_GM.sf2 SONG.mid`, then scaled to a
 -1 dBFS peak and written as 44.1 kHz 16-bit stereo WAV (no dither), so renders are deterministic.
@@ -107,11 +110,11 @@ class Song:
     def tempo(self, tick, bpm):
         self.meta.append((tick, 1, mido.MetaMessage("set_tempo", tempo=mido.bpm2tempo(bpm))))
 
-    def program(self, ch, prog, volume=100, pan=64, reverb=40):
-        self._add(ch, 0, 0, mido.Message("program_change", channel=ch, program=prog))
-        self._add(ch, 0, 0, mido.Message("control_change", channel=ch, control=7, value=volume))
-        self._add(ch, 0, 0, mido.Message("control_change", channel=ch, control=10, value=pan))
-        self._add(ch, 0, 0, mido.Message("control_change", channel=ch, control=91, value=reverb))
+    def program(self, ch, prog, volume=100, pan=64, reverb=40, tick=0):
+        self._add(ch, tick, 0, mido.Message("program_change", channel=ch, program=prog))
+        self._add(ch, tick, 0, mido.Message("control_change", channel=ch, control=7, value=volume))
+        self._add(ch, tick, 0, mido.Message("control_change", channel=ch, control=10, value=pan))
+        self._add(ch, tick, 0, mido.Message("control_change", channel=ch, control=91, value=reverb))
 
     def note(self, ch, tick, dur, key, vel):
         j = self.jitter.get(ch, 0)
@@ -538,6 +541,20 @@ def ritardando(song, bars, a, b, per=PPQ // 2):
     n = bars * song.bar // per
     for i in range(n + 1):
         song.tempo(song.pos + i * per, a + (b - a) * i / n)
+
+
+def medley_step(song, bpm, programs, swing=0.0, jitter=None):
+    """A medley's join: from song.pos (a bar line) another song at `bpm` follows, with its own instruments
+    (`programs`: channel -> (program, volume)), swing, timing jitter and melodies. The program changes sit
+    an eighth of a beat before the bar line, so a note of the new song that its jitter moves early
+    already sounds with the new instrument (and none of the old song's notes starts that late)."""
+    song.tempo(song.pos, bpm)
+    for ch, (prog, volume) in sorted(programs.items()):
+        song.program(ch, prog, volume, tick=song.pos - PPQ // 8)
+    song.swing = swing
+    song.jitter = dict(jitter or {})
+    if hasattr(song, "_phrases"):
+        del song._phrases
 
 
 def songs():
@@ -984,6 +1001,163 @@ def songs():
         s.ending("F")
         return s
 
+    # Medleys: two songs joined at a bar line, with a tempo step of more than 30 % between them (as the
+    # medleys and multi-BPM songs of rhythm games have): style, groove, kit, instruments, key and chords
+    # all change at the step. Each side is 16+ bars and 40+ s. Group midi/medley in build.py's split rule.
+    @song("medley-100-140")
+    def _():
+        s = Song("medley-100-140", 301, 100)  # one-drop reggae 100, then rock 140
+        s.swing = 0.2
+        s.jitter = {COMP: 5, EXTRA: 5}
+        s.program(BASS, 33, 115), s.program(COMP, 28, 85), s.program(EXTRA, 16, 60), s.program(LEAD, 56, 75), s.program(DRUMS, 0)
+        prog = ["G", "C", "D", "C"]
+        s.section(4, prog, drums=("reggae", 4), comp="skank")
+        s.section(8, prog, drums=("reggae", 8), comp="skank", bass="reggae", extra="organ")
+        s.section(8, ["Em", "C", "G", "D"], drums=("reggae", 4), comp="skank", bass="reggae", lead=True)  # a fill into the step
+        medley_step(s, 140, {BASS: (34, 100), COMP: (29, 90), LEAD: (30, 85), DRUMS: (16, 100)})
+        s.section(8, ["E5", "G5", "A5", "D5"], drums=("rock", 4), comp="power8", bass="root8")
+        s.section(8, ["C5", "D5", "E5", "E5"], drums=("rock-busy", 8), comp="powerhold", bass="root8", lead=True)
+        s.section(8, ["E5", "G5", "A5", "D5"], drums=("rock", 4), comp="power8", bass="rock", lead=True)
+        s.section(4, ["C5", "D5", "E5", "E5"], drums=("rock-busy", 4), comp="power8", bass="root8")
+        s.ending("E5")
+        return s
+
+    @song("medley-96-128")
+    def _():
+        s = Song("medley-96-128", 302, 96)  # funk 96, then four-on-the-floor EDM 128 (4/3: a hard case)
+        s.jitter = {COMP: 6, EXTRA: 6, LEAD: 8}
+        s.program(BASS, 36), s.program(COMP, 7, 85), s.program(EXTRA, 61, 80), s.program(LEAD, 65, 85), s.program(DRUMS, 0)
+        prog = ["Cm7", "Cm7", "F9", "F9"]
+        s.section(4, prog, drums=("funk", 4), comp="clav")
+        s.section(8, prog, drums=("funk", 4), comp="clav", bass="funk")
+        s.section(8, ["Ab7", "Ab7", "G7", "G7"], drums=("funk-2", 0), comp="clav", bass="funk", extra="brass", lead=True)  # a cut
+        medley_step(s, 128, {BASS: (38, 100), COMP: (81, 80), LEAD: (80, 75), PAD: (89, 80), DRUMS: (24, 100)})
+        prog = ["Fm", "Db", "Ab", "Eb"]
+        s.section(8, prog, drums=("edm", 8), bass="offbeat", comp="stab", lead=True)
+        s.section(4, prog, pad=True, comp="arp8")  # breakdown without drums
+        s.section(4, prog, pad=True, drums="edm-build2", crash=False, comp="arp16")
+        s.section(8, prog, drums=("edm", 8), bass="offbeat", comp="stab", lead="busy", pad=2)
+        s.ending("Fm")
+        return s
+
+    @song("medley-90-150")
+    def _():
+        s = Song("medley-90-150", 303, 90)  # piano ballad 90 that stops on a held chord, then punk 150
+        s.jitter = {COMP: 8, LEAD: 10, PAD: 10}
+        s.program(BASS, 33, 90), s.program(COMP, 0, 100), s.program(LEAD, 73, 85), s.program(PAD, 48, 70), s.program(DRUMS, 40)
+        prog = ["D", "A", "Bm", "G"]
+        s.section(4, prog, comp="ballad-piano")
+        s.section(8, prog, comp="ballad-piano", drums=("ballad", 8), bass="half", lead=True)
+        s.section(7, ["G", "A", "F#m", "Bm", "G", "A", "D"], comp="ballad-piano", drums=("ballad-full", 4), bass="half", pad=2, lead=True)
+        s.ending("D", drums=False)
+        medley_step(s, 150, {BASS: (34, 100), COMP: (30, 100), LEAD: (29, 80), DRUMS: (16, 100)})
+        s.section(4, ["D5", "D5", "A5", "A5"], drums=("rock", 4), comp="power8", bass="root8")
+        s.section(12, ["D5", "B5", "G5", "A5"], drums=("punk", 4), comp="power8", bass="root8")
+        s.section(8, ["G5", "A5", "D5", "D5"], drums=("punk", 8), comp="power8", bass="root8", lead=True)
+        s.section(4, ["D5", "B5", "G5", "A5"], drums=("punk", 4), comp="power8", bass="root8", lead=True)
+        s.ending("D5")
+        return s
+
+    @song("medley-128-174")
+    def _():
+        s = Song("medley-128-174", 304, 128)  # disco 128, then drum and bass 174
+        s.program(BASS, 33), s.program(COMP, 27, 80), s.program(EXTRA, 49, 75), s.program(LEAD, 61, 80), s.program(DRUMS, 0)
+        prog = ["Fmaj7", "Em7", "Dm7", "Cmaj7"]
+        s.section(4, prog, drums=("disco", 4), bass="octave")
+        s.section(12, prog, drums=("disco", 8), bass="octave", comp="offstab", extra="pad")
+        s.section(8, prog, drums=("disco", 8), bass="octave", comp="offstab", lead="busy")  # a fill into the step
+        medley_step(s, 174, {BASS: (38, 100), COMP: (4, 70), LEAD: (81, 65), PAD: (89, 75), DRUMS: (24, 100)})
+        prog = ["Bbm", "Bbm", "Gb", "Ab"]
+        s.section(16, prog, pad=4, drums=("dnb", 8), bass="dnb", comp="arp16")
+        s.section(8, prog, pad=4, drums=("dnb-2", 4), bass="dnb", lead="busy")
+        s.section(8, prog, pad=2, drums=("dnb", 8), bass="dnb")
+        s.ending("Bbm")
+        return s
+
+    @song("medley-120-160")
+    def _():
+        s = Song("medley-120-160", 305, 120)  # pop 120, then metal 160 (gallops, double kick)
+        s.jitter = {LEAD: 6}
+        s.program(BASS, 33), s.program(COMP, 25, 90), s.program(LEAD, 80, 70), s.program(PAD, 94, 80), s.program(DRUMS, 0), s.program(EXTRA, 4, 70)
+        pop = ["C", "G", "Am", "F"]
+        s.section(8, pop, drums=("ballad-full", 8), comp="strum", bass="root8")
+        s.section(8, ["F", "G", "Am", "Am", "F", "G", "C", "C"], drums=("rock", 4), comp="strum", bass="root8", lead=True, extra="arp8")
+        s.section(8, pop, drums=("rock", 8), comp="strum", bass="root8", lead=True, pad=2)  # a fill into the step
+        medley_step(s, 160, {BASS: (34, 100), COMP: (30, 95), LEAD: (30, 80), DRUMS: (16, 100)})
+        s.section(8, ["E5", "F5", "E5", "G5"], drums=("metal-gallop", 4), comp="power16", bass="gallop")
+        s.section(8, ["C5", "D5", "E5", "E5"], drums=("metal", 8), comp="power8", bass="root8", lead=True)
+        s.section(8, ["E5", "F5", "E5", "G5"], drums=("metal-gallop", 4), comp="power16", bass="gallop", lead=True)
+        s.section(4, ["A5", "G5", "F5", "E5"], drums=("metal", 4), comp="power16", bass="root16")
+        s.ending("E5")
+        return s
+
+    @song("medley-170-120")
+    def _():
+        s = Song("medley-170-120", 306, 170)  # fast rock 170, then a blues shuffle 120
+        s.program(BASS, 34), s.program(COMP, 29, 90), s.program(LEAD, 81, 70), s.program(DRUMS, 16), s.program(PAD, 48, 60)
+        s.section(8, ["A5", "F5", "G5", "E5"], drums=("rock-busy", 4), comp="power8", bass="root8")
+        s.section(8, ["F5", "G5", "A5", "A5"], drums=("rock", 4), comp="power16", bass="root8", lead=True, pad=4)
+        s.section(8, ["A5", "F5", "G5", "E5"], drums=("rock-busy", 8), comp="power8", bass="rock", lead="busy")
+        s.section(8, ["D5", "E5", "F5", "G5"], drums=("rock", 4), comp="power8", bass="root8")  # a fill into the step
+        medley_step(s, 120, {BASS: (33, 100), COMP: (0, 85), LEAD: (22, 85), EXTRA: (17, 70), DRUMS: (0, 100)},
+                    jitter={COMP: 6, LEAD: 8})
+        blues = ["A7", "D7", "A7", "A7", "D7", "D7", "A7", "A7", "E7", "D7", "A7", "E7"]
+        s.section(12, blues, drums=("shuffle", 4), bass="boogie", comp="shuffle-piano")
+        s.section(12, blues, drums=("shuffle", 4), bass="boogie", comp="shuffle-piano", lead=True, extra="organ")
+        s.ending("A7")
+        return s
+
+    @song("medley-150-100")
+    def _():
+        s = Song("medley-150-100", 307, 150)  # EDM 150, then swung boom-bap hip-hop 100
+        s.program(BASS, 39), s.program(COMP, 81, 80), s.program(PAD, 89, 70), s.program(DRUMS, 24), s.program(LEAD, 80, 70)
+        prog = ["Em", "C", "G", "D"]
+        s.section(4, prog, pad=True, drums="edm-build", crash=False, comp="arp16")
+        s.section(16, prog, drums=("edm", 8), bass="offbeat", comp="stab", lead=True, pad=4)
+        s.section(8, prog, drums=("edm", 8), bass="offbeat", comp="arp16", pad=2)  # a fill into the step
+        medley_step(s, 100, {BASS: (38, 110), COMP: (4, 85), LEAD: (11, 70), DRUMS: (8, 100)}, swing=0.3)
+        prog = ["Am7", "Am7", "Dm7", "E7"]
+        s.section(8, prog, drums=("hiphop", 8), bass="808", comp="ballad-piano")
+        s.section(8, prog, drums=("hiphop", 4), bass="808", comp="ballad-piano", lead=True)
+        s.section(4, prog, drums=("hiphop", 4), bass="808", comp="ballad-piano")
+        s.ending("Am7")
+        return s
+
+    @song("medley-140-96")
+    def _():
+        s = Song("medley-140-96", 308, 140)  # jazz swing 140 that stops on a held chord, then bossa nova 96
+        s.jitter = {COMP: 8, LEAD: 8, BASS: 4}
+        s.program(BASS, 32, 110), s.program(COMP, 0, 80), s.program(LEAD, 66, 90), s.program(DRUMS, 32)
+        changes = ["Cm7", "F7", "Bbmaj7", "Ebmaj7", "Am7", "D7", "Gm7", "Gm7"]
+        s.section(8, changes, drums=("swing", 8), bass="walk", comp="comp")
+        s.section(16, changes, drums=("swing", 8), bass="walk", comp="comp", lead="busy")
+        s.section(3, ["Am7", "D7", "Gm7"], drums=("swing", 0), bass="walk", comp="comp", lead=True)
+        s.ending("Gm7")
+        medley_step(s, 96, {BASS: (32, 100), COMP: (24, 95), LEAD: (73, 85), DRUMS: (40, 100)},
+                    jitter={COMP: 6, LEAD: 8})
+        prog = ["Am7", "Am7", "D9", "D9", "Gmaj7", "Gmaj7", "E7", "E7"]
+        s.section(4, prog, comp="bossa-guitar", bass="bossa", drums=("bossa", 0))
+        s.section(12, prog, comp="bossa-guitar", bass="bossa", drums=("bossa", 8), lead=True)
+        s.section(4, prog, comp="bossa-guitar", bass="bossa", drums=("bossa", 4))
+        s.ending("Am7", drums=False)
+        return s
+
+    @song("medley-180-128")
+    def _():
+        s = Song("medley-180-128", 309, 180)  # metal 180, then a country train beat 128
+        s.program(BASS, 34), s.program(COMP, 30, 95), s.program(LEAD, 30, 80), s.program(DRUMS, 16), s.program(PAD, 91, 60)
+        s.section(8, ["D5", "Bb5", "C5", "D5"], drums=("metal", 4), comp="power16", bass="root16")
+        s.section(8, ["D5", "D5", "C5", "Bb5"], drums=("metal-gallop", 4), comp="power16", bass="gallop", lead=True)
+        s.section(8, ["Bb5", "C5", "D5", "D5"], drums=("metal", 8), comp="power8", bass="root8", lead=True, pad=4)
+        s.section(8, ["D5", "Bb5", "C5", "A5"], drums=("metal", 4), comp="power16", bass="root16")  # a fill into the step
+        medley_step(s, 128, {BASS: (32, 100), COMP: (25, 90), LEAD: (40, 90), DRUMS: (0, 100)},
+                    jitter={COMP: 5, LEAD: 6})
+        prog = ["G", "C", "D", "G"]
+        s.section(8, prog, drums=("train", 8), comp="train", bass="train")
+        s.section(8, prog, drums=("train", 8), comp="train", bass="train", lead=True)
+        s.section(8, ["C", "G", "D", "G"], drums=("train", 4), comp="train", bass="train", lead="busy")
+        s.ending("G")
+        return s
     return out
 
 
