@@ -45,14 +45,22 @@ extension GridFitter {
         }
         let followedLocal = localTempo(tracked)
         let heldLocal = localTempo(held)
+        // The held beats' local interval at `time`: the one from the last held beat at or before it
+        // (the first interval before the first held beat).
+        func heldInterval(at time: Double) -> Double {
+            var low = 0
+            var high = heldLocal.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if held[middle] <= time { low = middle } else { high = middle - 1 }
+            }
+            return heldLocal[low]
+        }
         // Each followed beat is marked where its local interval is at a section ratio of the held
         // beats' local interval at the same time.
-        var marked = [Bool](repeating: false, count: followedLocal.count)
-        var next = 0
-        for index in followedLocal.indices {
-            while next + 1 < heldLocal.count, held[next + 1] <= tracked[index] { next += 1 }
-            let ratio = heldLocal[next] / followedLocal[index]
-            marked[index] = Self.sectionRatios.contains { abs(log(ratio / $0)) < Self.sectionRatioTolerance }
+        let marked = followedLocal.indices.map { index in
+            let ratio = heldInterval(at: tracked[index]) / followedLocal[index]
+            return Self.sectionRatios.contains { abs(log(ratio / $0)) < Self.sectionRatioTolerance }
         }
         // Runs of at least `context` marked beats are sections, from the run's first beat to the beat
         // after its last.
@@ -82,12 +90,10 @@ extension GridFitter {
         // At a section's edges, of two beats closer than half a beat the followed one is kept; a gap
         // of over one and a half beats gets beats evenly spaced across it. A beat is the held beats'
         // local interval there: inside a tempo region the song's median interval is not the beat.
-        var heldIndex = 0
         var result: [Double] = []
         result.reserveCapacity(merged.count + 4)
         for beat in merged {
-            while heldIndex + 1 < heldLocal.count, held[heldIndex + 1] <= beat { heldIndex += 1 }
-            let interval = heldLocal[heldIndex]
+            let interval = heldInterval(at: beat)
             if let last = result.last {
                 let gap = beat - last
                 if gap < 0.5 * interval {
