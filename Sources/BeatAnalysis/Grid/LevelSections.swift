@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import BeatMapKit
 import Foundation
 
 // Followed beats that the tracker took at another pulse for a section: a dotted rhythm (three of its
@@ -48,13 +49,7 @@ extension GridFitter {
         // The held beats' local interval at `time`: the one from the last held beat at or before it
         // (the first interval before the first held beat).
         func heldInterval(at time: Double) -> Double {
-            var low = 0
-            var high = heldLocal.count - 1
-            while low < high {
-                let middle = (low + high + 1) / 2
-                if held[middle] <= time { low = middle } else { high = middle - 1 }
-            }
-            return heldLocal[low]
+            heldLocal[SortedSearch.lastIndex(in: held[..<heldLocal.count], atOrBefore: time) { $0 }]
         }
         // Each followed beat is marked where its local interval is at a section ratio of the held
         // beats' local interval at the same time.
