@@ -73,13 +73,7 @@ struct TickTempoMap: Sendable {
 
     /// The index of the tempo in effect at `tick`.
     private func tempoIndex(at tick: Double) -> Int {
-        var low = 0
-        var high = tempos.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if tempos[mid].tick <= tick { low = mid } else { high = mid - 1 }
-        }
-        return low
+        SortedSearch.lastIndex(in: tempos, atOrBefore: tick, key: \.tick)
     }
 
     /// The time of `tick` in seconds.

@@ -68,19 +68,7 @@ public struct AudioMisalignedRule: ValidationRule {
         let sorted = onsets.filter(\.isFinite).sorted()
         let finite = beats.filter(\.isFinite)
         guard !sorted.isEmpty, !finite.isEmpty else { return nil }
-        func nearest(_ t: Double) -> Double {
-            var low = 0
-            var high = sorted.count
-            while low < high {
-                let mid = (low + high) / 2
-                if sorted[mid] < t { low = mid + 1 } else { high = mid }
-            }
-            var best = Double.infinity
-            for index in [low - 1, low] where index >= 0 && index < sorted.count {
-                if abs(sorted[index] - t) < abs(best) { best = sorted[index] - t }
-            }
-            return best
-        }
+        func nearest(_ t: Double) -> Double { sorted[SortedSearch.nearest(sorted, t).index] - t }
         // The shift (in 1 ms steps) at which most beats meet an onset; ties go to the smallest shift.
         var bestShift = 0.0
         var bestCount = -1
