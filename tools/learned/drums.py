@@ -196,6 +196,10 @@ def tilt(x, amount):
 
 
 def make(args):
+    missing = sorted({f for f in MUSIC_FONTS + tuple(f for f, _ in DRUM_FONTS) if not os.path.exists(f)})
+    if missing:
+        sys.exit(f'drums.py make: missing soundfonts {", ".join(missing)}; install the Debian packages '
+                 'musescore-general-soundfont-small, csound-soundfont and avldrums.lv2-soundfont')
     os.makedirs(os.path.join(OUT, 'clips'), exist_ok=True)
     for i in range(args.start, args.clips):
         base = os.path.join(OUT, 'clips', f'clip{i:04d}')
