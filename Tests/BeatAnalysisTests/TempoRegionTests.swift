@@ -44,7 +44,7 @@ struct TempoRegionTests {
 
     @Test(
         "songs that step by more than the tracker's 30 % get both tempi",
-        arguments: [(100.0, 140.0), (90.0, 120.0), (140.0, 100.0), (120.0, 90.0)])
+        arguments: [(100.0, 140.0), (90.0, 120.0), (140.0, 100.0), (120.0, 90.0), (150.0, 100.0)])
     func bigSteps(first: Double, second: Double) throws {
         let (track, truth) = Self.drums([(first, 40), (second, 40)])
         let (result, folder) = try GridFitTests.analyse(track)
@@ -68,6 +68,19 @@ struct TempoRegionTests {
         #expect(abs(60 / region.period - 140) < 1)
         #expect(region.span.lowerBound > 30 && region.span.lowerBound < 41)
         #expect(region.span.upperBound > 79)
+    }
+
+    @Test("a region more than √2 from the song's tempo keeps its own octave: 150 BPM beside 100 is not 75")
+    func regionKeepsItsOwnOctave() throws {
+        // At the octave nearest the song's 100 BPM the first half would be 75 BPM (1.33× away, against
+        // 1.5× for 150): read over the whole region, its beats and off-beat eighths say 150.
+        let onsets = Self.onsets(bpm: 150, from: 0.5, to: 45.5) + Self.onsets(bpm: 100, from: 45.5, to: 90.5)
+        let context = SteadyGridTests.context(OnsetCurves.peaks(onsets, seconds: 91.5), seconds: 91.5)
+        let regions = GridFitter().tempoRegions(context, period: 0.6)
+        let region = try #require(regions.first)
+        #expect(regions.count == 1)
+        #expect(abs(60 / region.period - 150) < 1.5)
+        #expect(region.span.upperBound < 55)
     }
 
     @Test("a steady song that every window reads at another tempo than the song's has no region")
