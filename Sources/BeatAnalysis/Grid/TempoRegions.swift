@@ -49,11 +49,8 @@ extension GridFitter {
     /// Stretches whose own tempo lies over ``regionDeparture`` from `period`: the tempo of each window of
     /// ``regionWindow`` seconds (the whole-song estimate's autocorrelation comb and level rules,
     /// ``chooseLevel(_:novelty:matcher:span:lowBand:)``, without its least-squares refinement, which a
-    /// region's tempo does not need; ``ownPeriod(in:_:)``), taken at the octave nearest `period`, where at
-    /// least two windows in a row agree within ``regionAgreement``. The region's tempo is the octave of
-    /// its windows' median nearest the tempo read over the whole region: a region is a song of its own,
-    /// whose level is not the one nearest the rest of the song's (a medley's 150 BPM half beside a 100
-    /// BPM half, read at 75 BPM, is a level error, not a smaller tempo change).
+    /// region's tempo does not need; taken at the octave nearest `period`), where at least two windows
+    /// in a row agree within ``regionAgreement``.
     /// A change needs the song's own tempo somewhere too, in two windows in a row: where no window
     /// agrees with it, the windows disagree with the whole-song estimate about the metric level, which
     /// is not a tempo change. Octaves are not regions either: a half-time section is not a tempo change.
@@ -67,11 +64,19 @@ extension GridFitter {
         while start + Self.regionWindow <= span.upperBound + Self.regionStep / 2 {
             let window = start...min(span.upperBound, start + Self.regionWindow)
             start += Self.regionStep
-            guard let own = ownPeriod(in: window, context) else {
+            guard
+                let estimate = context.novelty.period(
+                    in: window, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM)
+            else {
                 atSongTempo = 0
                 estimates.append((window, nil))
                 continue
             }
+            let phase = context.novelty.bestPhase(period: estimate.seconds, in: window)
+            let own = chooseLevel(
+                Grid(anchor: phase.anchor, period: estimate.seconds), novelty: context.novelty,
+                matcher: context.matcher, span: window, lowBand: context.lowBand
+            ).grid.period
             let nearest = [own, own * 2, own / 2].min { abs(log($0 / period)) < abs(log($1 / period)) } ?? own
             if abs(log(nearest / period)) <= log(Self.regionDeparture) {
                 atSongTempo += 1
@@ -99,34 +104,14 @@ extension GridFitter {
             }
             if periods.count >= 2 {
                 periods.sort()
-                let regionSpan = estimates[index].span.lowerBound...estimates[end - 1].span.upperBound
-                let folded = periods[periods.count / 2]
-                // The windows agree at the octave nearest the song's tempo, which is the region's own
-                // only while the two lie within √2 of each other. The region's octave is read over
-                // the whole region, as a song's is over the whole song: a 150 BPM half of a medley
-                // whose other half is at 100 is not at 75 BPM.
-                let own = ownPeriod(in: regionSpan, context) ?? folded
-                let period = [folded, folded * 2, folded / 2].min { abs(log($0 / own)) < abs(log($1 / own)) } ?? folded
-                regions.append(TempoRegion(span: regionSpan, period: period))
+                regions.append(
+                    TempoRegion(
+                        span: estimates[index].span.lowerBound...estimates[end - 1].span.upperBound,
+                        period: periods[periods.count / 2]))
             }
             index = end
         }
         return regions
-    }
-
-    /// The beat period (seconds) of `span` read on its own: the whole-song estimate's autocorrelation
-    /// comb and level rules (``chooseLevel(_:novelty:matcher:span:lowBand:)``) over `span` alone,
-    /// without the least-squares refinement; `nil` where `span` shows no periodicity.
-    func ownPeriod(in span: ClosedRange<Double>, _ context: TrackingContext) -> Double? {
-        guard
-            let estimate = context.novelty.period(
-                in: span, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM)
-        else { return nil }
-        let phase = context.novelty.bestPhase(period: estimate.seconds, in: span)
-        return chooseLevel(
-            Grid(anchor: phase.anchor, period: estimate.seconds), novelty: context.novelty,
-            matcher: context.matcher, span: span, lowBand: context.lowBand
-        ).grid.period
     }
 
     /// The beat intervals (seconds) a beat at `time` may start: within `range` of the region's period
