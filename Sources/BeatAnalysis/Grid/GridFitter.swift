@@ -191,32 +191,12 @@ public struct GridFitter: Sendable {
         // The activation: novelty over the strong onsets' level, clipped to 0…1.
         let inSpan = peaks.lazy.filter { span.contains($0.time) }.map(\.strength)
         guard let scale = RankSelection.value(atFraction: 0.9, of: inSpan), scale > 0 else { return [] }
-        let level = Float(scale)
-        func tracked(by tracker: BeatTracker) -> [Double] {
-            trackChunks(envelope, level: level, period: period, range: range, regions: regions, tracker: tracker)
-                .filter { $0 >= span.lowerBound - 0.5 * period && $0 <= span.upperBound + 0.5 * period }
-        }
-        // The tracker at its own settings; where its beats do not keep one tempo, the committee's.
-        let members = TrackerCommittee.members
-        guard let first = members.first else { return [] }
-        let beats = tracked(by: first)
-        guard !TrackerCommittee.isSteady(beats) else { return beats }
-        let runs = [beats] + members.dropFirst().map(tracked(by:))
-        return runs[TrackerCommittee.mostAgreed(runs)]
-    }
-
-    /// Beats of the activation `envelope / level` (clipped to 1) tracked by `tracker` at tempi within
-    /// `range` of `period` (and of the `regions`' own), in seconds.
-    ///
-    /// Long tracks are tracked in chunks of about four minutes with 30 s of context on either side, so
-    /// the tracker's memory stays bounded (one byte per tempo and frame of a chunk); each chunk keeps
-    /// the beats of its own four minutes. The activation is made chunk by chunk too: a whole song's at
-    /// once was 1.2 MB more at the analysis's peak on an hour of audio.
-    private func trackChunks(
-        _ envelope: OnsetEnvelope, level: Float, period: Double, range: Double, regions: [TempoRegion],
-        tracker: BeatTracker
-    ) -> [Double] {
         let values = envelope.values
+        let level = Float(scale)
+        // Long tracks are tracked in chunks of about four minutes with 30 s of context on either side,
+        // so the tracker's memory stays bounded (one byte per tempo and frame of a chunk); each chunk
+        // keeps the beats of its own four minutes. The activation is made chunk by chunk too: a whole
+        // song's at once was 1.2 MB more at the analysis's peak on an hour of audio.
         let hop = envelope.hopDuration
         let chunk = Int((240 / hop).rounded())
         let context = Int((30 / hop).rounded())
@@ -236,7 +216,7 @@ public struct GridFitter: Sendable {
                 }
             let shortest = regions.reduce(period / range) { min($0, $1.period / range) }
             let longest = regions.reduce(period * range) { max($0, $1.period * range) }
-            let frames = tracker.track(
+            let frames = BeatTracker().track(
                 activation: values[lower..<upper].map { min(1, $0 / level) }, frameDuration: hop,
                 shortest: shortest,
                 longest: longest, preferred: period, allowed: allowed)
@@ -249,7 +229,7 @@ public struct GridFitter: Sendable {
             }
             start = upper == values.count ? upper : start + chunk
         } while start < values.count
-        return beats
+        return beats.filter { $0 >= span.lowerBound - 0.5 * period && $0 <= span.upperBound + 0.5 * period }
     }
 
     /// The grid of a run of observations, refined against the onsets over the time they cover, and how
