@@ -144,6 +144,10 @@ public struct AudioAnalysis: Sendable {
     /// ``ChromaProfile/hopsPerFrame`` hops (see ``ChromaProfile``): where the harmony changes, for the
     /// bars. Empty unless the onset method is `specflux`.
     public var chroma: [Float] = []
+    /// The level of eight log-spaced bands (30 Hz – 11 kHz) of the detection function's spectrum,
+    /// 8 values per frame of two hops, over the first ten minutes (see `BandLevels`): what a beat sounds
+    /// like, band by band. Empty unless the onset method is `specflux`.
+    public var bandLevels: [Float] = []
     /// Mean square of the mono signal's second difference (a high-pass: the attacks, not the bass) at the
     /// analysis rate in blocks of ``blockSize`` samples (0.73 ms; block `i` spans `i × blockDuration`
     /// onwards), over the first ``blockLevelsSpan`` seconds only: where the beats' transients start (see
@@ -289,6 +293,7 @@ public struct AudioAnalyzer: Sendable {
         lowLevels.reserveCapacity(estimatedHops)
         var lowPass = LowBand(sampleRate: Double(frame.sampleRate))
         var chroma = ChromaProfile(frame: frame, expectedHops: estimatedHops)
+        var bands = BandLevels(frame: frame, expectedHops: estimatedHops)
         let blockSize = AudioAnalysis.blockSize
         let blockCap = Int(AudioAnalysis.blockLevelsSpan * Double(frame.sampleRate)) / blockSize
         var blockLevels: [Float] = []
@@ -330,7 +335,10 @@ public struct AudioAnalyzer: Sendable {
             lowLevels.append(lowPass.meanSquare(hopSamples, count: hop))
             if let specflux {
                 values.append(max(0, specflux.process(hopSamples)))
-                specflux.withSpectrum { chroma.add($0) }
+                specflux.withSpectrum { spectrum in
+                    chroma.add(spectrum)
+                    bands.add(spectrum)
+                }
             } else if let onset {
                 onset.process(hopSamples)
                 values.append(max(0, onset.descriptor))
@@ -405,7 +413,7 @@ public struct AudioAnalyzer: Sendable {
             resampler: resampler?.summary, envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm,
             peak: peak,
             onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels, chroma: chroma.values,
-            blockLevels: blockLevels,
+            bandLevels: bands.values, blockLevels: blockLevels,
             envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
             trackerDelay: trackerDelay)
     }

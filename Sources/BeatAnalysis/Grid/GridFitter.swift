@@ -37,7 +37,7 @@ public struct GridFitter: Sendable {
     /// put the beats on the start of their transients.
     public func fit(
         _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil,
-        lowLevels: [Float]? = nil, blockLevels: [Float]? = nil, blockDuration: Double = 0
+        lowLevels: [Float]? = nil, blockLevels: [Float]? = nil, blockDuration: Double = 0, bandLevels: [Float]? = nil
     ) throws(GridFitError)
         -> GridFit
     {
@@ -95,6 +95,13 @@ public struct GridFitter: Sendable {
                 tracked = repairingLevelSections(
                     tracked, novelty: novelty, peaks: peaks, span: span, regions: selected.regions)
                 tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand)
+                // Sections whose beats sound like the rest of the song's off-beats move onto its beat.
+                if let bandLevels,
+                    let bands = BandRises(
+                        levels: bandLevels, hopDuration: envelope.hopDuration, startTime: envelope.startTime)
+                {
+                    tracked = onTheSongsBeat(tracked: tracked, bands: bands, lowBand: lowBand)
+                }
                 // The model was chosen on the beats as tracked; repaired, they may lie on one grid after
                 // all (a tracker that spent long stretches on the off-beats explained too few beats for
                 // any grid). The simplest model is chosen again on the beats as they now are, and

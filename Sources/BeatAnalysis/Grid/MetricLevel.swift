@@ -229,6 +229,16 @@ extension GridFitter {
             start = end
         }
         guard marked.contains(true) else { return tracked }
+        return movedHalfABeat(tracked, marked: marked, lowBand: lowBand)
+    }
+
+    /// `tracked` with each `marked` beat moved half a beat later (to the midpoint before the next
+    /// beat), joined where moved and unmoved beats meet: of two beats closer than ``seamFraction`` of
+    /// the median interval the one with the stronger low band is kept (the kick marks the beat), and a
+    /// gap of over a beat and a half gets a beat in its middle.
+    func movedHalfABeat(_ tracked: [Double], marked: [Bool], lowBand: Novelty) -> [Double] {
+        let count = tracked.count
+        let sequence = BeatSequence(beats: tracked)
         let result = (0..<count).map { marked[$0] ? sequence.time(at: Double($0) + 0.5) : tracked[$0] }
         let interval = sequence.medianInterval
         var filled: [Double] = []
