@@ -145,9 +145,10 @@ public struct AudioAnalysis: Sendable {
     /// bars. Empty unless the onset method is `specflux`.
     public var chroma: [Float] = []
     /// The level of eight log-spaced bands (30 Hz – 11 kHz) of the detection function's spectrum,
-    /// 8 values per frame of two hops, over the first ten minutes (see `BandLevels`): what a beat sounds
-    /// like, band by band. Empty unless the onset method is `specflux`.
-    public var bandLevels: [Float] = []
+    /// 8 bytes per frame of two hops (each a level in steps of 2.4⁄255), over the first ten minutes
+    /// (see `BandLevels`): what a beat sounds like, band by band. Empty unless the onset method is
+    /// `specflux`.
+    public var bandLevels: [UInt8] = []
     /// Mean square of the mono signal's second difference (a high-pass: the attacks, not the bass) at the
     /// analysis rate in blocks of ``blockSize`` samples (0.73 ms; block `i` spans `i × blockDuration`
     /// onwards), over the first ``blockLevelsSpan`` seconds only: where the beats' transients start (see

@@ -37,7 +37,7 @@ public struct GridFitter: Sendable {
     /// put the beats on the start of their transients.
     public func fit(
         _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil,
-        lowLevels: [Float]? = nil, blockLevels: [Float]? = nil, blockDuration: Double = 0, bandLevels: [Float]? = nil
+        lowLevels: [Float]? = nil, blockLevels: [Float]? = nil, blockDuration: Double = 0, bandLevels: [UInt8]? = nil
     ) throws(GridFitError)
         -> GridFit
     {

@@ -197,7 +197,6 @@ extension GridFitter {
     func onTheKick(tracked: [Double], lowBand: Novelty?) -> [Double] {
         let count = tracked.count
         guard let lowBand, count >= 2 * Self.kickWindowRadius + 1 else { return tracked }
-        let sequence = BeatSequence(beats: tracked)
         var marked = (0..<count).map { index in
             let lower = max(0, min(index - Self.kickWindowRadius, count - 2 * Self.kickWindowRadius - 1))
             let window = BeatSequence(beats: Array(tracked[lower...(lower + 2 * Self.kickWindowRadius)]))

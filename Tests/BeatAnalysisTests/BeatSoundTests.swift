@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+import Testing
+
+@testable import BeatAnalysis
+
+/// A song's beat sounds alike all through it: a followed section whose beats sound like the rest of
+/// the song's off-beats moves half a beat onto its beat (`GridFitter.onTheSongsBeat`), and the band
+/// levels it reads come from the onset detector's own spectrum (`BandLevels`).
+@Suite("Beats that sound like the song's beat")
+struct BeatSoundTests {
+    /// The song's beats: 120 at 120 BPM from 1 s.
+    static let beats = (0..<120).map { 1 + Double($0) * 0.5 }
+
+    /// Band rises (frames of 10 ms) with a kick (band 0) on every beat of ``beats`` and a hi-hat
+    /// (band 6) halfway between, each a little uneven from beat to beat, as a mix is.
+    static let bands: BandRises = {
+        let frame = 0.01
+        let count = BandLevels.bandCount
+        let frames = Int(((beats.last ?? 0) + 2) / frame)
+        var rises = [Float](repeating: 0, count: frames * count)
+        for (index, beat) in beats.enumerated() {
+            let wobble = Float(0.1 * sin(Double(index)))
+            rises[Int((beat / frame).rounded()) * count + 0] = 1 + wobble
+            rises[Int(((beat + 0.25) / frame).rounded()) * count + 6] = 1 - wobble
+        }
+        return BandRises(rises: rises, frameDuration: frame, startTime: 0)
+    }()
+
+    /// The low band: the kick on every beat.
+    static let lowBand = KickPhaseTests.lowBand(beats, onBeat: 1, midpoint: 0.1)
+
+    @Test("a section tracked on the off-beats, between two slips, moves back onto the song's beat")
+    func offBeatSectionMoves() throws {
+        // On the beat for 60 beats, a slip half a beat late, 30 beats on the off-beats, a slip back.
+        let tracked = Self.beats.enumerated().map { index, beat in (60..<90).contains(index) ? beat + 0.25 : beat }
+        let moved = GridFitter().onTheSongsBeat(tracked: tracked, bands: Self.bands, lowBand: Self.lowBand)
+        try #require(moved.count >= 115)
+        for beat in moved {
+            #expect(Self.beats.contains { abs($0 - beat) < 1e-9 }, "\(beat) is not on the song's beat")
+        }
+        for (next, previous) in zip(moved.dropFirst(), moved) {
+            #expect(next - previous > 0.375, "beats \(previous) and \(next) too close")
+        }
+    }
+
+    @Test("the swap gain is large for a section on the off-beats and negative for one on the beat")
+    func swapGain() throws {
+        let sequence = BeatSequence(beats: Self.beats)
+        let onBeats = Self.beats.compactMap { Self.bands.strongest(near: $0) }
+        let midpoints = Self.beats.indices.compactMap { index in
+            Self.bands.strongest(near: sequence.time(at: Double(index) + 0.5))
+        }
+        try #require(onBeats.count == Self.beats.count && midpoints.count == Self.beats.count)
+        // Swapped in 60..<90 as an off-beat tracker would see them.
+        var seenOn = onBeats
+        var seenMid = midpoints
+        for index in 60..<90 { (seenOn[index], seenMid[index]) = (midpoints[index], onBeats[index]) }
+        let offSection = GridFitter.swapGain(onBeats: seenOn, midpoints: seenMid, section: 60..<90)
+        let onSection = GridFitter.swapGain(onBeats: seenOn, midpoints: seenMid, section: 0..<30)
+        #expect(offSection > log(Double(Self.beats.count)))
+        #expect(onSection < 0)
+    }
+
+    @Test("a section longer than the rest of the song is not judged by the rest: the song's majority is its beat")
+    func majorityStays() {
+        // Off the beat from beat 40 to the end (80 beats): more than the 40 before the slip.
+        let tracked = Self.beats.enumerated().map { index, beat in index >= 40 ? beat + 0.25 : beat }.dropLast()
+        let moved = GridFitter().onTheSongsBeat(tracked: Array(tracked), bands: Self.bands, lowBand: Self.lowBand)
+        // The long section keeps its beats, wherever the shorter one goes.
+        for beat in tracked.suffix(60) {
+            #expect(moved.contains { abs($0 - beat) < 1e-9 }, "\(beat) of the longer section moved")
+        }
+    }
+
+    @Test("beats on the song's beat throughout, without a low band, or too few, are left as they are")
+    func leftAlone() {
+        let fitter = GridFitter()
+        #expect(fitter.onTheSongsBeat(tracked: Self.beats, bands: Self.bands, lowBand: Self.lowBand) == Self.beats)
+        let tracked = Self.beats.enumerated().map { index, beat in (60..<90).contains(index) ? beat + 0.25 : beat }
+        #expect(fitter.onTheSongsBeat(tracked: tracked, bands: Self.bands, lowBand: nil) == tracked)
+        let short = Array(tracked.prefix(40))
+        #expect(fitter.onTheSongsBeat(tracked: short, bands: Self.bands, lowBand: Self.lowBand) == short)
+    }
+
+    @Test("band levels: a bin's magnitude lands in its band, two hops to a frame, and stop after ten minutes")
+    func bandLevels() throws {
+        let frame = AnalysisFrame.analysis
+        var levels = BandLevels(frame: frame, expectedHops: 16)
+        let bins = frame.bufferSize / 2 + 1
+        let binWidth = Double(frame.sampleRate) / Double(frame.bufferSize)
+        // A tone at 1 kHz: band ⌊log(1000 / 30) / log((11000 / 30)^(1/8))⌋ = 4.
+        let toneBin = Int((1000 / binWidth).rounded())
+        var spectrum = [Float](repeating: 0, count: bins)
+        spectrum[toneBin] = 1
+        for _ in 0..<4 { spectrum.withUnsafeBufferPointer { levels.add($0) } }
+        try #require(levels.values.count == 2 * BandLevels.bandCount)
+        for band in 0..<BandLevels.bandCount {
+            #expect((levels.values[band] > 0) == (band == 4), "band \(band): \(levels.values[band])")
+        }
+        // An hour of hops keeps ten minutes of frames.
+        let hops = Int(3600 / frame.hopDuration)
+        var long = BandLevels(frame: frame, expectedHops: hops)
+        for _ in 0..<hops { spectrum.withUnsafeBufferPointer { long.add($0) } }
+        let frames = Double(long.values.count / BandLevels.bandCount)
+        let kept = frames * frame.hopDuration * Double(BandLevels.hopsPerFrame)
+        #expect(abs(kept - BandLevels.span) < 0.1)
+    }
+
+    @Test("band rises: a level's increase from the frame before, at the onset envelope's time")
+    func bandRises() throws {
+        let count = BandLevels.bandCount
+        // Three frames; band 2 rises by 50 steps at frame 1 and falls at frame 2.
+        var levels = [UInt8](repeating: 20, count: 3 * count)
+        levels[1 * count + 2] = 70
+        let rises = try #require(BandRises(levels: levels, hopDuration: 0.01, startTime: 0))
+        #expect(rises.frameDuration == 0.02)
+        let atFrame1 = try #require(rises.strongest(near: rises.startTime + 0.02))
+        #expect(abs(atFrame1[2] - 50 * Double(BandLevels.step)) < 1e-6)
+        #expect(atFrame1[3] == 0)
+        #expect(rises.strongest(near: rises.end + 1) == nil)
+    }
+}
