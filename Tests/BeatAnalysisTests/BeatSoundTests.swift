@@ -14,19 +14,21 @@ struct BeatSoundTests {
     /// The song's beats: 120 at 120 BPM from 1 s.
     static let beats = (0..<120).map { 1 + Double($0) * 0.5 }
 
-    /// Band rises (frames of 10 ms) with a kick (band 0) on every beat of ``beats`` and a hi-hat
-    /// (band 6) halfway between, each a little uneven from beat to beat, as a mix is.
-    static let bands: BandRises = {
+    /// Band levels (frames of 10 ms, frame `f` at `f` × 10 ms) with a kick (band 0) on every beat of
+    /// ``beats`` and a hi-hat (band 6) halfway between, each a little uneven from beat to beat, as a
+    /// mix is.
+    static let bands: BandRises? = {
         let frame = 0.01
         let count = BandLevels.bandCount
         let frames = Int(((beats.last ?? 0) + 2) / frame)
-        var rises = [Float](repeating: 0, count: frames * count)
+        var levels = [UInt8](repeating: 20, count: frames * count)
         for (index, beat) in beats.enumerated() {
-            let wobble = Float(0.1 * sin(Double(index)))
-            rises[Int((beat / frame).rounded()) * count + 0] = 1 + wobble
-            rises[Int(((beat + 0.25) / frame).rounded()) * count + 6] = 1 - wobble
+            let wobble = 10 * sin(Double(index))
+            levels[Int((beat / frame).rounded()) * count + 0] = UInt8(120 + wobble.rounded())
+            levels[Int(((beat + 0.25) / frame).rounded()) * count + 6] = UInt8(120 - wobble.rounded())
         }
-        return BandRises(rises: rises, frameDuration: frame, startTime: 0)
+        // Two hops to a frame: a frame stands half a hop after its first hop's time.
+        return BandRises(levels: levels, hopDuration: frame / 2, startTime: -frame / 4)
     }()
 
     /// The low band: the kick on every beat.
@@ -34,9 +36,10 @@ struct BeatSoundTests {
 
     @Test("a section tracked on the off-beats, between two slips, moves back onto the song's beat")
     func offBeatSectionMoves() throws {
+        let bands = try #require(Self.bands)
         // On the beat for 60 beats, a slip half a beat late, 30 beats on the off-beats, a slip back.
         let tracked = Self.beats.enumerated().map { index, beat in (60..<90).contains(index) ? beat + 0.25 : beat }
-        let moved = GridFitter().onTheSongsBeat(tracked: tracked, bands: Self.bands, lowBand: Self.lowBand)
+        let moved = GridFitter().onTheSongsBeat(tracked: tracked, bands: bands, lowBand: Self.lowBand)
         try #require(moved.count >= 115)
         for beat in moved {
             #expect(Self.beats.contains { abs($0 - beat) < 1e-9 }, "\(beat) is not on the song's beat")
@@ -48,10 +51,11 @@ struct BeatSoundTests {
 
     @Test("the swap gain is large for a section on the off-beats and negative for one on the beat")
     func swapGain() throws {
+        let bands = try #require(Self.bands)
         let sequence = BeatSequence(beats: Self.beats)
-        let onBeats = Self.beats.compactMap { Self.bands.strongest(near: $0) }
+        let onBeats = Self.beats.compactMap { bands.strongest(near: $0) }
         let midpoints = Self.beats.indices.compactMap { index in
-            Self.bands.strongest(near: sequence.time(at: Double(index) + 0.5))
+            bands.strongest(near: sequence.time(at: Double(index) + 0.5))
         }
         try #require(onBeats.count == Self.beats.count && midpoints.count == Self.beats.count)
         // Swapped in 60..<90 as an off-beat tracker would see them.
@@ -65,10 +69,11 @@ struct BeatSoundTests {
     }
 
     @Test("a section longer than the rest of the song is not judged by the rest: the song's majority is its beat")
-    func majorityStays() {
+    func majorityStays() throws {
+        let bands = try #require(Self.bands)
         // Off the beat from beat 40 to the end (80 beats): more than the 40 before the slip.
         let tracked = Self.beats.enumerated().map { index, beat in index >= 40 ? beat + 0.25 : beat }.dropLast()
-        let moved = GridFitter().onTheSongsBeat(tracked: Array(tracked), bands: Self.bands, lowBand: Self.lowBand)
+        let moved = GridFitter().onTheSongsBeat(tracked: Array(tracked), bands: bands, lowBand: Self.lowBand)
         // The long section keeps its beats, wherever the shorter one goes.
         for beat in tracked.suffix(60) {
             #expect(moved.contains { abs($0 - beat) < 1e-9 }, "\(beat) of the longer section moved")
@@ -76,13 +81,14 @@ struct BeatSoundTests {
     }
 
     @Test("beats on the song's beat throughout, without a low band, or too few, are left as they are")
-    func leftAlone() {
+    func leftAlone() throws {
+        let bands = try #require(Self.bands)
         let fitter = GridFitter()
-        #expect(fitter.onTheSongsBeat(tracked: Self.beats, bands: Self.bands, lowBand: Self.lowBand) == Self.beats)
+        #expect(fitter.onTheSongsBeat(tracked: Self.beats, bands: bands, lowBand: Self.lowBand) == Self.beats)
         let tracked = Self.beats.enumerated().map { index, beat in (60..<90).contains(index) ? beat + 0.25 : beat }
-        #expect(fitter.onTheSongsBeat(tracked: tracked, bands: Self.bands, lowBand: nil) == tracked)
+        #expect(fitter.onTheSongsBeat(tracked: tracked, bands: bands, lowBand: nil) == tracked)
         let short = Array(tracked.prefix(40))
-        #expect(fitter.onTheSongsBeat(tracked: short, bands: Self.bands, lowBand: Self.lowBand) == short)
+        #expect(fitter.onTheSongsBeat(tracked: short, bands: bands, lowBand: Self.lowBand) == short)
     }
 
     @Test("band levels: a bin's magnitude lands in its band, two hops to a frame, and stop after ten minutes")
@@ -120,6 +126,8 @@ struct BeatSoundTests {
         let atFrame1 = try #require(rises.strongest(near: rises.startTime + 0.02))
         #expect(abs(atFrame1[2] - 50 * Double(BandLevels.step)) < 1e-6)
         #expect(atFrame1[3] == 0)
+        #expect(rises.rise(2, at: 2) == 0)
         #expect(rises.strongest(near: rises.end + 1) == nil)
+        #expect(BandRises(levels: Array(levels.prefix(count)), hopDuration: 0.01, startTime: 0) == nil)
     }
 }

@@ -16,7 +16,9 @@ import Foundation
 ///    (``beatTimeLevel(_:envelope:lowLevels:heardPeriod:)``); in followed beats, sections taken at
 ///    another pulse get the beats of a tracker held at the song's (``repairingLevelSections(_:novelty:peaks:span:)``),
 ///    and the beats lose no half beat to a detour (``repairingSlips(_:lowBand:)``) and are put on the
-///    kick; the model is then chosen again on the repaired beats, which one grid may now explain.
+///    kick, and sections that sound like the rest of the song's off-beats move onto its beat
+///    (``onTheSongsBeat(tracked:bands:lowBand:)``); the model is then chosen again on the repaired
+///    beats, which one grid may now explain.
 /// 4. Each grid refined by least squares against the onsets (BPM to ≤ 0.01, phase to ≤ 1 ms on clicks)
 ///    and laid over the music (``layOut(_:novelty:span:sounding:duration:)``).
 public struct GridFitter: Sendable {
@@ -34,7 +36,9 @@ public struct GridFitter: Sendable {
     /// beatless intro or a ringing ending where the audio is still sounding; `lowLevels` (the low band's,
     /// as ``AudioAnalysis/lowLevels``) tells the kick drum's place, for the metric level and the phase;
     /// `blockLevels` (mean squares per block of `blockDuration` seconds, as ``AudioAnalysis/blockLevels``)
-    /// put the beats on the start of their transients.
+    /// put the beats on the start of their transients; `bandLevels` (as ``AudioAnalysis/bandLevels``)
+    /// tell what the song's beat sounds like, so a followed section that sounds like its off-beats
+    /// moves onto it.
     public func fit(
         _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil,
         lowLevels: [Float]? = nil, blockLevels: [Float]? = nil, blockDuration: Double = 0, bandLevels: [UInt8]? = nil

@@ -29,7 +29,7 @@ struct BandLevels: Sendable {
 
     /// ``bandCount`` levels per finished frame, in ``step``s.
     private(set) var values: [UInt8] = []
-    /// The band of each bin from ``firstBin`` on (`-1`: none).
+    /// The band of each bin from ``firstBin`` on, up to ``highestFrequency``.
     private let bandOfBin: [Int]
     private let firstBin: Int
     private let binsPerBand: [Float]
@@ -88,57 +88,47 @@ struct BandLevels: Sendable {
 }
 
 /// Per band, how much its level rises at a time: the sound of a beat, band by band, read from
-/// ``BandLevels``' frames.
+/// ``BandLevels``' frames (the rises are computed where they are read, so nothing the size of the
+/// levels is made again).
 struct BandRises: Sendable {
-    /// Rise per frame and band (`frame * bandCount + band`): the level's increase from the frame
-    /// before, or 0.
-    let rises: [Float]
+    /// Levels per frame and band (`frame * bandCount + band`), in ``BandLevels/step``s.
+    let levels: [UInt8]
     /// Seconds per frame.
     let frameDuration: Double
-    /// Time of frame 0's rise.
+    /// Time of frame 0's level.
     let startTime: Double
 
-    /// Rises given frame by frame (`frame * bandCount + band`), frame 0's at `startTime`.
-    init(rises: [Float], frameDuration: Double, startTime: Double) {
-        self.rises = rises
-        self.frameDuration = frameDuration
-        self.startTime = startTime
-    }
-
-    /// Rises of `levels` (``BandLevels/values``, in ``BandLevels/step``s), whose hops lie `hopDuration`
-    /// apart with hop `i`'s onset value at `startTime + i × hopDuration` (the onset envelope's time
-    /// axis).
+    /// The rises of `levels` (``BandLevels/values``), whose hops lie `hopDuration` apart with hop `i`'s
+    /// onset value at `startTime + i × hopDuration` (the onset envelope's time axis); `nil` for fewer
+    /// than two frames.
     init?(levels: [UInt8], hopDuration: Double, startTime: Double) {
-        let bands = BandLevels.bandCount
-        let frames = levels.count / bands
-        guard frames >= 2, hopDuration > 0 else { return nil }
-        var rises = [Float](repeating: 0, count: frames * bands)
-        for frame in 1..<frames {
-            for band in 0..<bands {
-                let rise = Int(levels[frame * bands + band]) - Int(levels[(frame - 1) * bands + band])
-                rises[frame * bands + band] = Float(max(0, rise)) * BandLevels.step
-            }
-        }
-        self.rises = rises
+        guard levels.count >= 2 * BandLevels.bandCount, hopDuration > 0 else { return nil }
+        self.levels = levels
         frameDuration = hopDuration * Double(BandLevels.hopsPerFrame)
-        // A frame's level is its hops' mean; its rise falls between its middle and the last frame's.
+        // A frame's level is its hops' mean: it stands at the middle of its hops.
         self.startTime = startTime + 0.5 * hopDuration * Double(BandLevels.hopsPerFrame - 1)
     }
 
     /// Frames covered.
-    var frameCount: Int { rises.count / BandLevels.bandCount }
+    var frameCount: Int { levels.count / BandLevels.bandCount }
 
     /// Seconds covered from `startTime`.
     var end: Double { startTime + Double(frameCount) * frameDuration }
 
+    /// The rise of `band` at `frame` (at least 1): its level's increase from the frame before, or 0.
+    func rise(_ band: Int, at frame: Int) -> Double {
+        let bands = BandLevels.bandCount
+        let step = Int(levels[frame * bands + band]) - Int(levels[(frame - 1) * bands + band])
+        return Double(max(0, step)) * Double(BandLevels.step)
+    }
+
     /// Per band, the strongest rise within a frame of `t`; `nil` outside the frames kept.
     func strongest(near t: Double) -> [Double]? {
-        let bands = BandLevels.bandCount
         let centre = Int(((t - startTime) / frameDuration).rounded())
         guard centre >= 0, centre < frameCount else { return nil }
-        var result = [Double](repeating: 0, count: bands)
-        for frame in max(0, centre - 1)...min(frameCount - 1, centre + 1) {
-            for band in 0..<bands { result[band] = max(result[band], Double(rises[frame * bands + band])) }
+        var result = [Double](repeating: 0, count: BandLevels.bandCount)
+        for frame in max(1, centre - 1)...max(1, min(frameCount - 1, centre + 1)) {
+            for band in result.indices { result[band] = max(result[band], rise(band, at: frame)) }
         }
         return result
     }
