@@ -54,11 +54,8 @@ extension GridFitter {
                 midpoints[index][band] = deviation > 0 ? (midpoints[index][band] - mean) / deviation : 0
             }
         }
-        let intervals = zip(tracked.dropFirst(), tracked).map { $0 - $1 }
-        let reference = Self.localMedians(intervals, radius: Self.slipContextBeats)
         var edges = [0]
-        for index in intervals.indices
-        where index + 1 < read && abs(intervals[index] - reference[index]) > Self.slipDeviation * reference[index] {
+        for (index, off) in Self.offTempoIntervals(tracked).enumerated() where off && index + 1 < read {
             edges.append(index + 1)
         }
         edges.append(read)

@@ -207,12 +207,11 @@ extension GridFitter {
         // gained or lost over a few intervals, some of them off the tempo around them. Where the
         // beats run on evenly across a section's edge, they kept their phase there, and a low band
         // that falls between them from there on is a bass line between the beats, not the kick.
-        let intervals = zip(tracked.dropFirst(), tracked).map { $0 - $1 }
-        let reference = Self.localMedians(intervals, radius: Self.slipContextBeats)
+        let offTempo = Self.offTempoIntervals(tracked)
         func slipsNear(_ beat: Int) -> Bool {
             let lower = max(0, beat - Self.kickWindowRadius)
-            let upper = min(intervals.count, beat + Self.kickWindowRadius)
-            return (lower..<upper).contains { abs(intervals[$0] - reference[$0]) > Self.slipDeviation * reference[$0] }
+            let upper = min(offTempo.count, beat + Self.kickWindowRadius)
+            return (lower..<upper).contains { offTempo[$0] }
         }
         var start = 0
         while start < count {

@@ -14,6 +14,15 @@ extension GridFitter {
     /// of the 33 around it.
     static let slipDeviation = 0.03
 
+    /// For each interval of `tracked` (interval `i` from beat `i` to beat `i + 1`), whether it lies more
+    /// than ``slipDeviation`` from the tempo around it (the median of ``slipContextBeats`` intervals
+    /// either side): where a tracker that changed phase must have moved.
+    static func offTempoIntervals(_ tracked: [Double]) -> [Bool] {
+        let intervals = zip(tracked.dropFirst(), tracked).map { $0 - $1 }
+        let reference = localMedians(intervals, radius: slipContextBeats)
+        return intervals.indices.map { abs(intervals[$0] - reference[$0]) > slipDeviation * reference[$0] }
+    }
+
     /// `tracked` with the tracker's half-beat slips undone: where it left the beat for the off-beats
     /// and came back, or went off for good, the beats on the off-beat side move half a beat.
     ///
