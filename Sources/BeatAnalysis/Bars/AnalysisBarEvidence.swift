@@ -23,7 +23,7 @@ public struct AnalysisBarEvidence: BarPhaseEvidence {
         let features = BarFeatures(
             beats: beats, novelty: Novelty(envelope: envelope),
             lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
-            chroma: analysis.chroma, bandLevels: analysis.bandLevels, hopDuration: envelope.hopDuration)
+            chroma: analysis.chroma, hopDuration: envelope.hopDuration)
         guard let estimate = estimator.estimate(features) else { return nil }
         return BarPhaseReading(firstDownbeat: estimate.firstDownbeat, confidence: estimate.phaseConfidence)
     }

@@ -26,18 +26,13 @@ struct BarFeatures: Sendable, Equatable {
     /// The features, each with one value per beat.
     var features: [Feature]
 
-    /// The beats where a section seems to start (``sectionChange(pitchClasses:bands:)``'s peaks), in
-    /// order: events, not a value per beat, read by ``MeterEstimator`` as counts per bar position.
-    var boundaries: [Int] = []
-
     /// Features of `beats` (seconds, increasing) from the broadband onset strength `novelty`, the low
     /// band's `lowNovelty` (``LowBand/novelty(levels:like:)``) and mean square per hop `lowLevels`, and
     /// the pitch-class profile `chroma` (``ChromaProfile``: 12 values per frame of
-    /// ``ChromaProfile/hopsPerFrame`` hops) and the band levels `bandLevels` (``BandLevels``: 8 bytes per
-    /// frame of ``BandLevels/hopsPerFrame`` hops), hops being `hopDuration` seconds apart from 0.
+    /// ``ChromaProfile/hopsPerFrame`` hops), hops being `hopDuration` seconds apart from 0.
     init(
         beats: [Double], novelty: Novelty, lowNovelty: Novelty?, lowLevels: [Float], chroma: [Float],
-        bandLevels: [UInt8] = [], hopDuration: Double
+        hopDuration: Double
     ) {
         let count = beats.count
         var intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }
@@ -134,122 +129,13 @@ struct BarFeatures: Sendable, Equatable {
                 Feature(
                     name: "harmony2", values: Self.standardised(Self.interior(harmonicChange(width: 2)), floor: 0.02),
                     sign: 1))
-            let bandFrameDuration = hopDuration * Double(BandLevels.hopsPerFrame)
-            if let change = Self.sectionChange(
-                pitchClasses: spans, bands: Self.spanMeans(bandLevels, beats: beats, frameDuration: bandFrameDuration))
-            {
-                boundaries = Self.peaks(change, radius: Self.sectionRadius)
-            }
         }
         self.features = features.filter { $0.values.count == count }
     }
 
-    /// Beats either side of a beat that ``sectionChange(pitchClasses:bands:)`` compares: two bars of 4/4,
-    /// the shortest stretch that holds a phrase's chords and its drum pattern whole.
-    static let sectionRadius = 8
-
-    /// Per beat (to the next beat; the last beat's span as long as the median interval), the mean level
-    /// of each of the ``BandLevels/bandCount`` bands in `levels` (frames `frameDuration` seconds apart
-    /// from 0), for the beats whose span the kept frames cover: the first beats of the song, up to
-    /// ``BandLevels/span``.
-    static func spanMeans(_ levels: [UInt8], beats: [Double], frameDuration: Double) -> [[Double]] {
-        let bands = BandLevels.bandCount
-        let frames = levels.count / bands
-        guard frames > 0, frameDuration > 0, beats.count >= 2 else { return [] }
-        var result: [[Double]] = []
-        for index in beats.indices {
-            let start = beats[index]
-            let end = index + 1 < beats.count ? beats[index + 1] : 2 * start - beats[index - 1]
-            let low = max(0, Int((start / frameDuration).rounded(.down)))
-            let high = max(low + 1, Int((end / frameDuration).rounded(.down)))
-            guard high <= frames else { break }
-            var means = [Double](repeating: 0, count: bands)
-            for frame in low..<high {
-                for band in 0..<bands { means[band] += Double(levels[frame * bands + band]) }
-            }
-            result.append(means.map { $0 / Double(high - low) })
-        }
-        return result
-    }
-
-    /// Where a section starts: for each beat, how much the ``sectionRadius`` beats after it differ from
-    /// the ``sectionRadius`` before it, as Foote's novelty measures it. Each beat is described by the
-    /// shape of its pitch-class profile and by its band levels where `bands` reach (each dimension
-    /// standardised over those beats; the profile alone when there are no band levels); the novelty is the mean distance between a beat before and a
-    /// beat after less the mean distance within each side. Sections, phrases and chord patterns start
-    /// on downbeats, so it peaks there — also in bars whose two halves the kick and the chords mark
-    /// alike, where the other features cannot tell beat 1 from beat 3. Beats without a full window
-    /// either side (the song's ends, and past the band levels' ten minutes) get the mean of the others;
-    /// `nil` when no beat has one.
-    static func sectionChange(pitchClasses: [[Double]], bands: [[Double]]) -> [Double]? {
-        let radius = sectionRadius
-        let count = bands.isEmpty ? pitchClasses.count : min(pitchClasses.count, bands.count)
-        guard count >= 2 * radius + 1 else { return nil }
-        // One vector per beat: the pitch-class profile as proportions, then the band levels.
-        var vectors = (0..<count).map { index -> [Double] in
-            let total = pitchClasses[index].reduce(0, +)
-            let shape = pitchClasses[index].map { total > 0 ? $0 / total : 0 }
-            return bands.isEmpty ? shape : shape + bands[index]
-        }
-        let dimensions = vectors[0].count
-        for dimension in 0..<dimensions {
-            let column = vectors.map { $0[dimension] }
-            let standard = standardised(column)
-            for index in 0..<count { vectors[index][dimension] = standard[index] }
-        }
-        func distance(_ a: Int, _ b: Int) -> Double {
-            var sum = 0.0
-            for dimension in 0..<dimensions {
-                let difference = vectors[a][dimension] - vectors[b][dimension]
-                sum += difference * difference
-            }
-            return sum.squareRoot()
-        }
-        var values = [Double](repeating: 0, count: pitchClasses.count)
-        var computed = 0.0
-        var measured = 0
-        let pairs = Double(radius * radius)
-        for index in radius...(count - radius) {
-            var across = 0.0
-            var before = 0.0
-            var after = 0.0
-            for a in (index - radius)..<index {
-                for b in index..<(index + radius) { across += distance(a, b) }
-                for b in (index - radius)..<index where b > a { before += 2 * distance(a, b) }
-            }
-            for a in index..<(index + radius) {
-                for b in index..<(index + radius) where b > a { after += 2 * distance(a, b) }
-            }
-            values[index] = (across - 0.5 * (before + after)) / pairs
-            computed += values[index]
-            measured += 1
-        }
-        let mean = computed / Double(measured)
-        for index in values.indices where index < radius || index > count - radius { values[index] = mean }
-        return values
-    }
-
-    /// The beats where `values` peaks: the largest value within `radius` beats either side (the
-    /// earliest of equals) and above the mean of `values`, so that a flat stretch's small ripples do not
-    /// count as sections.
-    static func peaks(_ values: [Double], radius: Int) -> [Int] {
-        guard !values.isEmpty else { return [] }
-        let mean = values.reduce(0, +) / Double(values.count)
-        return values.indices.filter { index in
-            let value = values[index]
-            guard value > mean else { return false }
-            let lower = max(0, index - radius)
-            let upper = min(values.count - 1, index + radius)
-            return (lower...upper).allSatisfy { other in
-                other < index ? values[other] < value : values[other] <= value
-            }
-        }
-    }
-
-    /// An instance with the given features and section boundaries (tests).
-    init(features: [Feature], boundaries: [Int] = []) {
+    /// An instance with the given features (tests).
+    init(features: [Feature]) {
         self.features = features
-        self.boundaries = boundaries
     }
 
     /// `values` less their mean, over their standard deviation, clipped to ±4 (so one crash cannot

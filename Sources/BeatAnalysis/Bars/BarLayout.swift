@@ -27,7 +27,8 @@ public enum BarLayout {
         let features = BarFeatures(
             beats: fit.beats, novelty: Novelty(envelope: envelope),
             lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
-            chroma: analysis.chroma, bandLevels: analysis.bandLevels, hopDuration: envelope.hopDuration)
+            chroma: analysis.chroma,
+            hopDuration: envelope.hopDuration)
         guard var estimate = estimator.estimate(features) else { return nil }
         // Followed beats can lose or gain a beat, and each of their beats starts a segment of its own,
         // so the map can say where the bar phase changes; a grid's beats cannot drift off their bars.

@@ -113,9 +113,7 @@ public struct MeterEstimator: Sendable {
                 for feature in features.features {
                     logLikelihood += Self.logLikelihood(feature, meter: meter, phase: phase)
                 }
-                let sections = Self.boundaryEvidence(features.boundaries, meter: meter, phase: phase)
-                candidates.append(
-                    (meter, phase, logLikelihood / Self.temperature + sections + log(prior / Double(meter))))
+                candidates.append((meter, phase, logLikelihood / Self.temperature + log(prior / Double(meter))))
             }
         }
         // Posterior probabilities (log-sum-exp); ties keep the earlier candidate (4 before 3, phase 0 first).
@@ -136,30 +134,6 @@ public struct MeterEstimator: Sendable {
         return BarEstimate(
             beatsPerBar: meter, firstDownbeat: candidates[best].phase, phaseConfidence: weights[best] / meterWeight,
             meterConfidence: meterWeight / total, runnerUp: runnerUp)
-    }
-
-    /// Steps of the integral over ``boundaryEvidence(_:meter:phase:)``'s share.
-    static let boundaryShareSteps = 200
-
-    /// The log-likelihood of where the section boundaries (``BarFeatures/boundaries``) fall, if a bar of
-    /// `meter` beats starts at beat `phase`, against their falling on any beat alike. Each boundary is a
-    /// downbeat with probability `q` and each other bar position with `(1 − q) / (meter − 1)`; `q` is not
-    /// known, so it is integrated out under a uniform prior from `1 / meter` (no preference) to 1 (every
-    /// section starts a bar). Untempered: the boundaries lie bars apart, not beats, and do not move
-    /// together as neighbouring beats' accents do. 0 without boundaries.
-    static func boundaryEvidence(_ boundaries: [Int], meter: Int, phase: Int) -> Double {
-        guard meter >= 2, !boundaries.isEmpty else { return 0 }
-        let total = Double(boundaries.count)
-        let onDownbeats = Double(boundaries.filter { (($0 - phase) % meter + meter) % meter == 0 }.count)
-        let base = 1 / Double(meter)
-        let logs = (0..<Self.boundaryShareSteps).map { step -> Double in
-            let q = base + (1 - base) * (Double(step) + 0.5) / Double(Self.boundaryShareSteps)
-            return onDownbeats * log(q) + (total - onDownbeats) * log((1 - q) / Double(meter - 1))
-                + total * log(Double(meter))
-        }
-        let top = logs.max() ?? 0
-        let mean = logs.reduce(0) { $0 + exp($1 - top) } / Double(logs.count)
-        return top + log(mean)
     }
 
     /// How much splitting `feature` into the downbeats of (`meter`, `phase`) and the rest lowers its
