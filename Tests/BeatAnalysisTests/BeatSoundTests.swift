@@ -49,8 +49,8 @@ struct BeatSoundTests {
         }
     }
 
-    @Test("the swap gain is large for a section on the off-beats and negative for one on the beat")
-    func swapGain() throws {
+    @Test("the joint labelling picks the off-beat section, not one on the beat")
+    func jointLabelling() throws {
         let bands = try #require(Self.bands)
         let sequence = BeatSequence(beats: Self.beats)
         let onBeats = Self.beats.compactMap { bands.strongest(near: $0) }
@@ -62,10 +62,35 @@ struct BeatSoundTests {
         var seenOn = onBeats
         var seenMid = midpoints
         for index in 60..<90 { (seenOn[index], seenMid[index]) = (midpoints[index], onBeats[index]) }
-        let offSection = GridFitter.swapGain(onBeats: seenOn, midpoints: seenMid, section: 60..<90)
-        let onSection = GridFitter.swapGain(onBeats: seenOn, midpoints: seenMid, section: 0..<30)
-        #expect(offSection > log(Double(Self.beats.count)))
-        #expect(onSection < 0)
+        let penalty = log(Double(Self.beats.count))
+        let moved = GridFitter.sectionsOffTheSongsBeat(
+            onBeats: seenOn, midpoints: seenMid, sections: [0..<30, 30..<60, 60..<90, 90..<120], penalty: penalty)
+        #expect(moved == [60..<90])
+        // Nothing to move where every section is on the beat; and at a price above any gain, nothing moves.
+        let none = GridFitter.sectionsOffTheSongsBeat(
+            onBeats: onBeats, midpoints: midpoints, sections: [0..<30, 30..<60, 60..<90, 90..<120], penalty: penalty)
+        #expect(none.isEmpty)
+        let priced = GridFitter.sectionsOffTheSongsBeat(
+            onBeats: seenOn, midpoints: seenMid, sections: [60..<90], penalty: 1e9)
+        #expect(priced.isEmpty)
+    }
+
+    @Test("a section on the beat stays when the rest of the song holds more off-beat sections than beats")
+    func rightSectionStaysBesideOffBeatSections() throws {
+        let bands = try #require(Self.bands)
+        // On the beat for 50 beats, off for 25, on for 15, off for 22, on for the last 8: the song is
+        // mostly on its beat (73 of 120), but the 70 beats outside the first section are mostly off it
+        // (47). Judged alone against them, the first section would sound like their off-beats.
+        let off = Set(Array(50..<75) + Array(90..<112))
+        let tracked = Self.beats.enumerated().map { index, beat in off.contains(index) ? beat + 0.25 : beat }
+        let moved = GridFitter().onTheSongsBeat(tracked: tracked, bands: bands, lowBand: Self.lowBand)
+        try #require(moved.count >= 110)
+        for beat in moved {
+            #expect(Self.beats.contains { abs($0 - beat) < 1e-9 }, "\(beat) is not on the song's beat")
+        }
+        for beat in tracked.prefix(50) {
+            #expect(moved.contains { abs($0 - beat) < 1e-9 }, "\(beat) of the first section moved")
+        }
     }
 
     @Test("a section longer than the rest of the song is not judged by the rest: the song's majority is its beat")

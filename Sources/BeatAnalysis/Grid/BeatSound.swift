@@ -17,16 +17,12 @@ extension GridFitter {
     /// Sections run between the intervals that lie more than ``slipDeviation`` from the tempo around
     /// them (the median of ``slipContextBeats`` intervals either side), as the slip repair reads them:
     /// where a tracker changes phase, some interval does. A section is read when it has at least
-    /// ``beatSoundSectionBeats`` beats and fewer than the rest of the song, so that what it is judged
-    /// against is most of the song (a section that held nearly all of it was once judged against the
-    /// few beats outside it, and moved off the beat: docs/analyze.md, session 26). The sound of a beat
-    /// is the rise of each of ``BandLevels``' eight bands there, each band standardised over the
-    /// song's beats and midpoints. Over the beats outside the section, each band gets a Gaussian with
-    /// one mean at the beats, one at the points halfway to the next, and one variance. The section
-    /// moves when swapping its beats and its midpoints raises their log-likelihood under those
-    /// Gaussians by more than `ln n` nats (`n` the beats of the song): the description length of
-    /// saying which section moves, a price and not a threshold fitted to songs. Beats past the bands'
-    /// ten minutes are read as they are.
+    /// ``beatSoundSectionBeats`` beats and fewer than the rest of the song. The sound of a beat is the
+    /// rise of each of ``BandLevels``' eight bands there, each band standardised over the song's beats
+    /// and midpoints. The sections to move are chosen all at once
+    /// (``sectionsOffTheSongsBeat(onBeats:midpoints:sections:penalty:)``), at a price of `ln n` nats
+    /// each (`n` the beats of the song): the description length of saying which section moves, not a
+    /// threshold fitted to songs. Beats past the bands' ten minutes are read as they are.
     func onTheSongsBeat(tracked: [Double], bands: BandRises, lowBand: Novelty?) -> [Double] {
         let count = tracked.count
         guard let lowBand, count >= 3 * Self.beatSoundSectionBeats else { return tracked }
@@ -59,44 +55,82 @@ extension GridFitter {
             edges.append(index + 1)
         }
         edges.append(read)
-        let penalty = log(Double(count))
+        let sections = zip(edges, edges.dropFirst()).map { $0..<$1 }.filter {
+            $0.count >= Self.beatSoundSectionBeats && $0.count < read - $0.count
+        }
+        let moved = Self.sectionsOffTheSongsBeat(
+            onBeats: onBeats, midpoints: midpoints, sections: sections, penalty: log(Double(count)))
         var marked = [Bool](repeating: false, count: count)
-        for (lower, upper) in zip(edges, edges.dropFirst()) {
-            let size = upper - lower
-            guard size >= Self.beatSoundSectionBeats, size < read - size else { continue }
-            let gain = Self.swapGain(onBeats: onBeats, midpoints: midpoints, section: lower..<upper)
-            if gain > penalty {
-                for index in lower..<upper { marked[index] = true }
-            }
+        for section in moved {
+            for index in section { marked[index] = true }
         }
         guard marked.contains(true) else { return tracked }
         return movedHalfABeat(tracked, marked: marked, lowBand: lowBand)
     }
 
-    /// How much swapping the beats and midpoints of `section` raises their log-likelihood (nats) under
-    /// Gaussians fitted, band by band, to the beats and midpoints outside it (one mean each, one
-    /// variance).
-    static func swapGain(onBeats: [[Double]], midpoints: [[Double]], section: Range<Int>) -> Double {
-        let rest = onBeats.indices.filter { !section.contains($0) }
-        guard !rest.isEmpty, let bands = onBeats.first?.count else { return 0 }
-        var gain = 0.0
-        for band in 0..<bands {
-            let onMean = rest.reduce(0) { $0 + onBeats[$1][band] } / Double(rest.count)
-            let midMean = rest.reduce(0) { $0 + midpoints[$1][band] } / Double(rest.count)
-            let squares = rest.reduce(0) { sum, index in
-                let on = onBeats[index][band] - onMean
-                let mid = midpoints[index][band] - midMean
-                return sum + on * on + mid * mid
-            }
-            let variance = squares / Double(2 * rest.count)
-            guard variance > 1e-12 else { continue }
-            for index in section {
+    /// Most sections ``sectionsOffTheSongsBeat(onBeats:midpoints:sections:penalty:)`` labels jointly
+    /// (the longest, when there are more): 4096 labellings.
+    static let jointSections = 12
+
+    /// The `sections` that lie on the song's off-beats, labelled all at once: of every choice of
+    /// sections to move whose beats are fewer than half of those read, the one under which one model of
+    /// the song's sound explains its beats and midpoints best, less `penalty` nats per section moved.
+    /// The model is, band by band, a Gaussian with one mean at the beats, one at the midpoints and one
+    /// variance, fitted to all the beats read with the chosen sections' beats and midpoints swapped.
+    /// Judged one at a time against the beats outside it, a section on the beat was once measured
+    /// against a rest that held other sections on the off-beats, and moved off with them
+    /// (docs/analyze.md, session 28). Swapping every beat of the song would explain its sound as well
+    /// (the model is symmetric), so the part moved must be the smaller.
+    static func sectionsOffTheSongsBeat(
+        onBeats: [[Double]], midpoints: [[Double]], sections: [Range<Int>], penalty: Double
+    ) -> [Range<Int>] {
+        let read = onBeats.count
+        guard read > 0, !sections.isEmpty, let bands = onBeats.first?.count else { return [] }
+        let judged = Array(
+            sections.sorted { ($0.count, $1.lowerBound) > ($1.count, $0.lowerBound) }.prefix(Self.jointSections))
+        // Per band: the sums at beats and midpoints over everything, over each judged section, and the
+        // sum of squares over everything (which swapping leaves as it is).
+        var onTotal = [Double](repeating: 0, count: bands)
+        var midTotal = [Double](repeating: 0, count: bands)
+        var squares = [Double](repeating: 0, count: bands)
+        for index in 0..<read {
+            for band in 0..<bands {
+                onTotal[band] += onBeats[index][band]
+                midTotal[band] += midpoints[index][band]
                 let (on, mid) = (onBeats[index][band], midpoints[index][band])
-                let kept = (on - onMean) * (on - onMean) + (mid - midMean) * (mid - midMean)
-                let swapped = (mid - onMean) * (mid - onMean) + (on - midMean) * (on - midMean)
-                gain += (kept - swapped) / (2 * variance)
+                squares[band] += on * on + mid * mid
             }
         }
-        return gain
+        let differences = judged.map { section in
+            (0..<bands).map { band in section.reduce(0.0) { $0 + onBeats[$1][band] - midpoints[$1][band] } }
+        }
+        let n = Double(read)
+        var best: (score: Double, choice: Int)?
+        for choice in 0..<(1 << judged.count) {
+            var movedBeats = 0
+            var count = 0
+            for bit in judged.indices where choice & (1 << bit) != 0 {
+                movedBeats += judged[bit].count
+                count += 1
+            }
+            guard 2 * movedBeats < read else { continue }
+            var logLikelihood = 0.0
+            for band in 0..<bands {
+                // Swapping a section moves its beats' sum to the midpoints and theirs to the beats.
+                var onSum = onTotal[band]
+                var midSum = midTotal[band]
+                for bit in judged.indices where choice & (1 << bit) != 0 {
+                    onSum -= differences[bit][band]
+                    midSum += differences[bit][band]
+                }
+                let variance = (squares[band] - (onSum * onSum + midSum * midSum) / n) / (2 * n)
+                guard variance > 1e-12 else { continue }
+                logLikelihood -= n * log(variance)
+            }
+            let score = logLikelihood - penalty * Double(count)
+            if best.map({ score > $0.score }) ?? true { best = (score, choice) }
+        }
+        guard let choice = best?.choice else { return [] }
+        return judged.indices.filter { choice & (1 << $0) != 0 }.map { judged[$0] }
     }
 }
