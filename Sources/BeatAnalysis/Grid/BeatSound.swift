@@ -11,8 +11,8 @@ extension GridFitter {
     /// of 4/4.
     static let beatSoundSectionBeats = 16
 
-    /// `tracked` (followed beats) with each section whose beats sound like the rest of the song's
-    /// off-beats, and whose off-beats like the rest's beats, moved half a beat onto them.
+    /// `tracked` (followed beats) with each section whose beats sound like the song's off-beats, and
+    /// whose off-beats like its beats, moved half a beat onto them.
     ///
     /// Sections run between the intervals that lie more than ``slipDeviation`` from the tempo around
     /// them (the median of ``slipContextBeats`` intervals either side), as the slip repair reads them:

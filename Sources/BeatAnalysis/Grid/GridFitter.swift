@@ -16,7 +16,7 @@ import Foundation
 ///    (``beatTimeLevel(_:envelope:lowLevels:heardPeriod:)``); in followed beats, sections taken at
 ///    another pulse get the beats of a tracker held at the song's (``repairingLevelSections(_:novelty:peaks:span:)``),
 ///    and the beats lose no half beat to a detour (``repairingSlips(_:lowBand:)``) and are put on the
-///    kick, and sections that sound like the rest of the song's off-beats move onto its beat
+///    kick, and sections that sound like the song's off-beats move onto its beat
 ///    (``onTheSongsBeat(tracked:bands:lowBand:)``); the model is then chosen again on the repaired
 ///    beats, which one grid may now explain.
 /// 4. Each grid refined by least squares against the onsets (BPM to ≤ 0.01, phase to ≤ 1 ms on clicks)
@@ -99,7 +99,7 @@ public struct GridFitter: Sendable {
                 tracked = repairingLevelSections(
                     tracked, novelty: novelty, peaks: peaks, span: span, regions: selected.regions)
                 tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand)
-                // Sections whose beats sound like the rest of the song's off-beats move onto its beat.
+                // Sections whose beats sound like the song's off-beats move onto its beat.
                 if let bandLevels,
                     let bands = BandRises(
                         levels: bandLevels, hopDuration: envelope.hopDuration, startTime: envelope.startTime)
