@@ -88,16 +88,17 @@ extension GridFitter {
         guard read > 0, !sections.isEmpty, let bands = onBeats.first?.count else { return [] }
         let judged = Array(
             sections.sorted { ($0.count, $1.lowerBound) > ($1.count, $0.lowerBound) }.prefix(Self.jointSections))
-        // Per band: the sums at beats and midpoints over everything, over each judged section, and the
-        // sum of squares over everything (which swapping leaves as it is).
+        // Per band: the sums at the beats and at the midpoints, and the sum of their squares (which
+        // swapping leaves as it is), over all the beats read; then each judged section's sum of beats
+        // less midpoints, what swapping it moves from one mean to the other.
         var onTotal = [Double](repeating: 0, count: bands)
         var midTotal = [Double](repeating: 0, count: bands)
         var squares = [Double](repeating: 0, count: bands)
         for index in 0..<read {
             for band in 0..<bands {
-                onTotal[band] += onBeats[index][band]
-                midTotal[band] += midpoints[index][band]
                 let (on, mid) = (onBeats[index][band], midpoints[index][band])
+                onTotal[band] += on
+                midTotal[band] += mid
                 squares[band] += on * on + mid * mid
             }
         }
