@@ -185,11 +185,19 @@ def main():
               f"clicks of the second pass repeat the bar's beats on the audio clock ({len(wrapped)})")
         # Tap along: six taps half a second apart give about 120 BPM.
         # (Key events from the page's own timer: WebDriver's own key sending is too uneven to tap with.)
-        driver.execute_script("""for (let i = 0; i < 6; i++) setTimeout(() =>
-            document.dispatchEvent(new KeyboardEvent('keydown', {key: 't', bubbles: true})), 500 * i);""")
-        time.sleep(3.2)
-        fit = driver.execute_script("return window.beatmapStudio.tapFit()")
-        check(fit is not None and 110 < fit["bpm"] < 130, f"tap tempo {fit and round(fit['bpm'], 1)} BPM")
+        # A tap is read on the audio clock when the timer fires, and a loaded machine can fire one late
+        # (a CI run beside other work once read 140 BPM), so up to three rounds are tapped; after over
+        # 2 s without a tap the page starts a new list.
+        for attempt in range(3):
+            driver.execute_script("""for (let i = 0; i < 6; i++) setTimeout(() =>
+                document.dispatchEvent(new KeyboardEvent('keydown', {key: 't', bubbles: true})), 500 * i);""")
+            time.sleep(3.2)
+            fit = driver.execute_script("return window.beatmapStudio.tapFit()")
+            if fit is not None and 110 < fit["bpm"] < 130:
+                break
+            time.sleep(2.2)
+        check(fit is not None and 110 < fit["bpm"] < 130,
+              f"tap tempo {fit and round(fit['bpm'], 1)} BPM" + (f" (round {attempt + 1})" if attempt else ""))
         body.send_keys(" ")
         body.send_keys("l")
         wait_for(driver, "return window.beatmapStudio.loop() === null", 5, "the loop to stop")
