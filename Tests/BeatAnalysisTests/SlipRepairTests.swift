@@ -7,7 +7,8 @@ import Testing
 @testable import BeatAnalysis
 
 /// Followed beats: a tracker that slipped half a beat onto the off-beats for a while is put back, on
-/// the side the kick is on over the whole song; tempo changes and drift are not slips.
+/// the side the kick is on over the whole song (or, where the kick does not lean, the side the tracker
+/// put most beats on); tempo changes and drift are not slips.
 @Suite("Tracker slips")
 struct SlipRepairTests {
     /// 200 beats 0.5 s apart from 1 s.
@@ -45,6 +46,47 @@ struct SlipRepairTests {
         let repaired = GridFitter().repairingSlips(Self.detour, lowBand: low)
         // Every beat on the kick: the runs before and after the detour move half a beat later.
         #expect(Self.matches(repaired, offBeats))
+    }
+
+    @Test("a kick that barely leans leaves the song on the side the tracker put most beats on")
+    func barelyLeaningKickKeepsTheTrackersSide() throws {
+        // The tracker is on the beat for 180 beats and slips half a beat late for the last 20 (four
+        // intervals an eighth of a beat long). The low band at the beats and their midpoints swaps
+        // from beat to beat, leaning a hair to the midpoints overall (1.0 and 0.6 on even beats, 0.6
+        // and 1.02 on odd ones): no evidence of which side is the beat. Until session 29 that lean
+        // moved the 180 beats onto the off-beats.
+        var tracked: [Double] = []
+        var t = 1.0
+        for index in 0..<200 {
+            tracked.append(t)
+            t += (180..<184).contains(index) ? 0.5625 : 0.5
+        }
+        let low = KickPhaseTests.lowBand(Self.grid) { $0 % 2 == 0 ? (1.0, 0.6) : (0.6, 1.02) }
+        let repaired = GridFitter().repairingSlips(tracked, lowBand: low)
+        let head = try #require(repaired.count >= 180 ? Array(repaired[0..<180]) : nil)
+        #expect(Self.matches(head, Array(tracked[0..<180])))
+        // Every beat, the slipped ones put back included, lies on the beat.
+        #expect(repaired.allSatisfy { abs(($0 - 1) / 0.5 - (($0 - 1) / 0.5).rounded()) < 0.01 })
+    }
+
+    @Test(
+        "the side of a slip-split tracking: the kick where it leans by over a nat, else the tracker's",
+        arguments: [
+            // A clear lean to side 1 (−0.3, ±0.1) outweighs a tracker mostly on side 0.
+            (-0.3, 0.1, 100, 90, 10, 1),
+            // A lean worth far under a nat (−0.01 against a swing of ±0.5 over 400 beats) keeps side 0.
+            (-0.01, 0.5, 400, 380, 20, 0),
+            // The same the other way, with the tracker mostly on side 1.
+            (0.01, 0.5, 400, 20, 380, 1),
+            // A silent low band: the tracker's side.
+            (0, 0, 100, 30, 70, 1),
+        ] as [(Double, Double, Int, Int, Int, Int)])
+    func slipBeatSide(
+        lean: Double, swing: Double, beats: Int, onSide0: Int, onSide1: Int, side: Int
+    ) {
+        // Per beat, the lean plus or minus the swing, in turn.
+        let logRatios = (0..<beats).map { lean + ($0 % 2 == 0 ? swing : -swing) }
+        #expect(GridFitter.slipBeatSide(kickLogRatios: logRatios, beatsPerSide: (onSide0, onSide1)) == side)
     }
 
     @Test("a tempo step that stays, a ±3 % drift and a missing low band are left alone")

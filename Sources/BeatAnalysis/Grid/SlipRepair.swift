@@ -36,6 +36,8 @@ extension GridFitter {
     /// after it between the beat and the off-beat, so only two answers remain for the whole song, and
     /// the kick chooses between them over all the runs together — an intro without a kick then takes
     /// its phase from the sections that have one, which no neighbourhood of its own could give it.
+    /// Where the kick does not lean either way, the side the tracker put most beats on is kept
+    /// (``slipBeatSide(kickLogRatios:beatsPerSide:)``).
     /// ``onTheKick(tracked:lowBand:)`` then reads the kick section by section as before. The beats
     /// inside a slip are laid again evenly between the beats either side of it. Without a low band
     /// nothing can choose, and the beats are returned as they are.
@@ -81,9 +83,8 @@ extension GridFitter {
 
         // Runs of beats between slips (beat ranges; a slip's inner beats belong to none). Each slip
         // flips the runs after it between the beat and the off-beat; which of the two sides is the
-        // beat is the kick's call over all of them together: on each run, how much more the low band
-        // falls on its beats than on their midpoints (log of the ratio, times its beats), summed with
-        // the sign of the run's side.
+        // beat is decided over all of them together (``slipBeatSide(kickLogRatios:beatsPerSide:)``),
+        // by the kick at every beat of every run and by how many beats the tracker put on each side.
         var runs: [Range<Int>] = []
         var first = 0
         for slip in slips {
@@ -91,16 +92,26 @@ extension GridFitter {
             first = slip.upperBound
         }
         runs.append(first..<count)
-        var balance = 0.0
-        for (index, run) in runs.enumerated() where run.count >= 2 {
+        var readings: [(on: Double, between: Double, side: Int)] = []
+        var beatsPerSide = (0, 0)
+        for (index, run) in runs.enumerated() {
+            if index % 2 == 0 { beatsPerSide.0 += run.count } else { beatsPerSide.1 += run.count }
+            guard run.count >= 2 else { continue }
             let beats = BeatSequence(beats: Array(tracked[run]))
-            let on = lowBand.meanStrongest(of: beats, step: 1, offset: 0)
-            let between = lowBand.meanStrongest(of: beats, step: 1, offset: 0.5)
-            guard on > 0, between > 0 else { continue }
-            balance += (index % 2 == 0 ? 1 : -1) * Double(run.count) * log(on / between)
+            for offset in 0..<(run.count - 1) {
+                readings.append(
+                    (
+                        lowBand.strongest(near: tracked[run.lowerBound + offset]),
+                        lowBand.strongest(near: beats.time(at: Double(offset) + 0.5)), index % 2
+                    ))
+            }
         }
-        // balance > 0: the first run's side is the beat.
-        let beatSide = balance >= 0 ? 0 : 1
+        // A floor of a tenth of the low band's mean strength there, so that a beat and a midpoint
+        // both nearly silent read as alike rather than as a ratio of two noises.
+        let mean = readings.reduce(0.0) { $0 + $1.on + $1.between } / Double(max(1, 2 * readings.count))
+        let floor = max(0.1 * mean, .leastNormalMagnitude)
+        let logRatios = readings.map { ($0.side == 0 ? 1.0 : -1.0) * log(($0.on + floor) / ($0.between + floor)) }
+        let beatSide = Self.slipBeatSide(kickLogRatios: logRatios, beatsPerSide: beatsPerSide)
         var moved = [Bool](repeating: false, count: count)
         var inside = [Bool](repeating: false, count: count)
         for (index, run) in runs.enumerated() where index % 2 != beatSide {
@@ -134,5 +145,42 @@ extension GridFitter {
             result.append(time)
         }
         return result
+    }
+}
+
+extension GridFitter {
+    /// What the kick's lean must be worth before it decides which side of a slip-split tracking is
+    /// the beat: one nat, the price of the one parameter (its mean) that says it leans at all
+    /// (Akaike's criterion). Bayes' criterion's ½ ln n, about 3 nats here, was tried on the train
+    /// split too and left a drifting copy whose kick leans 1.9 nats on the tracker's minority side
+    /// (docs/analyze.md, session 29).
+    static let kickLeanPrice = 1.0
+
+    /// Which of the two sides of a tracking that slips split is the beat: 0 for the side of its first
+    /// run, 1 for the other.
+    ///
+    /// `kickLogRatios` are, per beat, the log ratio of the low band at the beat to that at the
+    /// midpoint after it, signed so that positive means side 0's beats carry more of it. Whether the
+    /// kick leans at all is a choice between two models of them, Gaussian with mean 0 or with a mean
+    /// of their own: where the mean gains more than ``kickLeanPrice`` nats of likelihood, the kick
+    /// decides, by its sign. Where it does not, the side the tracker put most beats on is kept
+    /// (`beatsPerSide`): the tracker read the onsets to place each of them. Until session 29 the kick
+    /// alone decided, however little it leaned, and a kick that barely leaned moved whole songs the
+    /// tracker had placed on the beat.
+    static func slipBeatSide(kickLogRatios: [Double], beatsPerSide: (Int, Int)) -> Int {
+        let n = Double(kickLogRatios.count)
+        let mean = n > 0 ? kickLogRatios.reduce(0, +) / n : 0
+        let squares = kickLogRatios.reduce(0) { $0 + $1 * $1 }
+        let residual = squares - n * mean * mean
+        let gain: Double
+        if squares <= 0 {
+            gain = 0
+        } else if residual <= squares * 1e-12 {
+            gain = .infinity
+        } else {
+            gain = n / 2 * log(squares / residual)
+        }
+        if gain > kickLeanPrice { return mean >= 0 ? 0 : 1 }
+        return beatsPerSide.0 >= beatsPerSide.1 ? 0 : 1
     }
 }
