@@ -109,8 +109,10 @@ extension GridFitter {
         // A floor of a tenth of the low band's mean strength there, so that a beat and a midpoint
         // both nearly silent read as alike rather than as a ratio of two noises.
         let mean = readings.reduce(0.0) { $0 + $1.on + $1.between } / Double(max(1, 2 * readings.count))
-        let floor = max(0.1 * mean, .leastNormalMagnitude)
-        let logRatios = readings.map { ($0.side == 0 ? 1.0 : -1.0) * log(($0.on + floor) / ($0.between + floor)) }
+        let noiseFloor = max(0.1 * mean, .leastNormalMagnitude)
+        let logRatios = readings.map {
+            ($0.side == 0 ? 1.0 : -1.0) * log(($0.on + noiseFloor) / ($0.between + noiseFloor))
+        }
         let beatSide = Self.slipBeatSide(kickLogRatios: logRatios, beatsPerSide: beatsPerSide)
         var moved = [Bool](repeating: false, count: count)
         var inside = [Bool](repeating: false, count: count)
@@ -152,8 +154,9 @@ extension GridFitter {
     /// What the kick's lean must be worth before it decides which side of a slip-split tracking is
     /// the beat: one nat, the price of the one parameter (its mean) that says it leans at all
     /// (Akaike's criterion). Bayes' criterion's ½ ln n, about 3 nats here, was tried on the train
-    /// split too and left a drifting copy whose kick leans 1.9 nats on the tracker's minority side
-    /// (docs/analyze.md, session 29).
+    /// split too: it put one render of a drifting copy on its off-beats, where the tracker had put
+    /// most beats on the wrong side and the kick leaned 1.9 nats the right way (docs/analyze.md,
+    /// session 29).
     static let kickLeanPrice = 1.0
 
     /// Which of the two sides of a tracking that slips split is the beat: 0 for the side of its first
