@@ -13,6 +13,12 @@ the off-beat where the rules do not.
              csound's GM bank for the music; those two and the two AVL acoustic kits for the drums.
              The corpus renders its MIDI songs with FluidR3, so no corpus sample is in training.
              Truth: every kick (35, 36) and snare (38, 40; the GM clap 39 too) note-on.
+             `--set electronic` (session 30) makes a second set of 1000 clips from the same random
+             songs (other seeds): half of them with their drums played by a Hydrogen kit's samples
+             (Debian hydrogen-drumkits: electronic and acoustic kits, not the two the corpus's
+             Hydrogen songs use), two in three with an electronic bass and chord stabs mostly between
+             the beats (a sine or filtered saw, sharp attack, 40-110 Hz, sometimes long like an 808
+             bass): the sounds a 150 Hz low band, and the first detector, took for kicks in LMMS songs.
   train      a small network (scikit-learn) on per-frame log bands and their rises at a few offsets
              around the frame, saying "a kick starts here" and "a snare starts here".
   evaluate   on the corpus's train split (or --split validation, once): detection against the MIDI
@@ -23,6 +29,8 @@ the off-beat where the rules do not.
   tools/learned/out/venv/bin/python3 tools/learned/drums.py make --clips 300
   tools/learned/out/venv/bin/python3 tools/learned/drums.py train
   tools/learned/out/venv/bin/python3 tools/learned/drums.py evaluate --accuracy-json acc.json
+  ... make --set electronic --clips 1000; train --set electronic (or --set both: both sets' clips);
+  evaluate --set electronic|both
 """
 import argparse
 import json
@@ -44,6 +52,17 @@ import accuracy_module  # noqa: E402 (tools/bench/accuracy as a module: its beat
 bench = accuracy_module.load()
 
 OUT = os.path.join(ROOT, 'tools', 'learned', 'out', 'drums')
+# --set electronic (session 30): its own clips, model and activations under OUT/electronic/.
+SETS = ('gm', 'electronic', 'both')  # both: trained on the clips of the other two
+# Hydrogen kits (Debian hydrogen-drumkits) the electronic set draws from. The corpus's Hydrogen songs
+# use GMRockKit and TR808EmulationKit (hydrogen-data), so neither is here.
+HYDROGEN_KITS = '/usr/share/hydrogen/data/drumkits'
+KIT_NAMES = ('HardElectro1', 'ElectricEmpireKit', 'VariBreaks', 'Audiophob', 'rumpf_kit_z01_h2', 'BJA_Pacific',
+             'ForzeeStereo', 'Millo-Drums_v.1', 'ColomboAcousticDrumkit')
+
+
+def set_dir(name):
+    return OUT if name == 'gm' else os.path.join(OUT, name)
 SR, HOP, WIN, BANDS = 22050, 256, 1024, 24
 MUSIC_FONTS = ('/usr/share/sounds/sf3/MuseScore_General_Lite.sf3', '/usr/share/sounds/sf2/sf_GMbank.sf2')
 # (soundfont, channel): the GM fonts' kits on channel 10; the AVL kits are a melodic preset.
@@ -195,7 +214,216 @@ def tilt(x, amount):
     return (x + amount * (low - 0.5 * x)).astype(np.float32)
 
 
+def kit_samples(kit):
+    """A Hydrogen kit's sample files by role (kick, snare, hat, tom, cymbal, perc), from its
+    drumkit.xml's instrument names."""
+    import re
+    import xml.etree.ElementTree as ET
+    root = ET.parse(os.path.join(HYDROGEN_KITS, kit, 'drumkit.xml')).getroot()
+    ns = re.match(r'\{.*\}', root.tag)
+    ns = ns.group(0) if ns else ''
+    roles = {}
+    for instrument in root.iter(ns + 'instrument'):
+        name = (instrument.findtext(ns + 'name') or '').lower()
+        files = [f.text for f in instrument.iter(ns + 'filename') if f.text]
+        if not files:
+            continue
+        if re.search(r'kick|bass ?drum|bassdrum', name):
+            role = 'kick'
+        elif re.search(r'snare|clap', name) and 'roll' not in name:
+            role = 'snare'
+        elif re.search(r'hat|hh', name):
+            role = 'hat'
+        elif 'tom' in name:
+            role = 'tom'
+        elif re.search(r'crash|ride|cymbal|splash|china', name):
+            role = 'cymbal'
+        else:
+            role = 'perc'
+        roles.setdefault(role, []).append(os.path.join(HYDROGEN_KITS, kit, files[len(files) // 2]))
+    return roles
+
+
+_SAMPLES = {}
+
+
+def sample(path):
+    """A kit sample as mono float32 at SR (sox converts it once; cached in memory)."""
+    if path not in _SAMPLES:
+        with tempfile.TemporaryDirectory() as tmp:
+            wav = os.path.join(tmp, 's.wav')
+            subprocess.run(['sox', path, '-b', '32', '-e', 'floating-point', '-c', '1', '-r', str(SR), wav],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, x = cl.read_wav(wav)
+        x = x.mean(axis=1) if x.ndim == 2 else x
+        _SAMPLES[path] = x[:int(1.5 * SR)].astype(np.float32)
+    return _SAMPLES[path]
+
+
+def gm_role(key):
+    if key in KICKS:
+        return 'kick'
+    if key in SNARES:
+        return 'snare'
+    if key in HATS:
+        return 'hat'
+    if key in TOMS:
+        return 'tom'
+    if key in CYMBALS:
+        return 'cymbal'
+    return 'perc'
+
+
+def render_kit(rng, kit, drums, bpm, frames):
+    """The drum events played with one sample per role of a Hydrogen kit, at their exact times. Returns
+    the audio and each kick's and snare's start in seconds."""
+    roles = kit_samples(kit)
+    chosen = {role: files[int(rng.integers(len(files)))] for role, files in roles.items()}
+    out = np.zeros(frames, np.float32)
+    hits = {'kick': [], 'snare': []}
+    for tick, _, key, velocity, _ in drums:
+        role = gm_role(key)
+        if role not in chosen:
+            continue
+        t = tick / PPQ * 60.0 / bpm
+        start = int(round(t * SR))
+        if start >= frames:
+            continue
+        x = sample(chosen[role]) * (velocity / 127.0)
+        end = min(frames, start + len(x))
+        out[start:end] += x[:end - start]
+        if role in hits:
+            hits[role].append(t)
+    return out, hits
+
+
+def electronic_part(rng, bpm, per_bar, frames):
+    """Sounds of electronic music that are not drums, often between the beats: a bass (a sine or a
+    filtered saw, sharp attack, 40-110 Hz), sometimes long like an 808 bass, and chord stabs or plucks.
+    What the 150 Hz low band and session 25's detector took for kicks in LMMS songs."""
+    from scipy.signal import lfilter
+    beat = 60.0 / bpm
+    sixteenth = beat / 4
+    out = np.zeros(frames, np.float32)
+    # The bass.
+    kind = rng.choice(['sine', 'saw', 'square'])
+    long = rng.random() < 0.3
+    f0 = float(np.exp(rng.uniform(np.log(40), np.log(110))))
+    decay = rng.uniform(0.3, 0.8) if long else rng.uniform(0.05, 0.25)
+    attack = rng.uniform(0.001, 0.008)
+    cutoff = rng.uniform(150, 1500)
+    offbeat_p = rng.uniform(0.5, 0.95)
+    other_p = rng.uniform(0.0, 0.3)
+    semitones = rng.choice([0, 3, 5, 7, 10, 12], size=4)
+    steps = int(frames / SR / sixteenth)
+    for step in range(steps):
+        position = step % 4
+        p = offbeat_p if position == 2 else (other_p if position != 0 else other_p * 0.5)
+        if rng.random() >= p:
+            continue
+        t = step * sixteenth
+        n = int(min(decay * 4, 1.5) * SR)
+        start = int(round(t * SR))
+        if start >= frames:
+            break
+        freq = f0 * 2 ** (semitones[(step // (4 * per_bar)) % 4] / 12)
+        time = np.arange(n) / SR
+        phase = 2 * np.pi * freq * time
+        wave = {'sine': np.sin(phase), 'saw': 2 * ((freq * time) % 1) - 1,
+                'square': np.sign(np.sin(phase))}[kind]
+        env = np.minimum(1, time / attack) * np.exp(-time / decay)
+        x = (wave * env).astype(np.float32)
+        if kind != 'sine':
+            a = np.exp(-2 * np.pi * cutoff / SR)
+            x = lfilter([1 - a], [1, -a], lfilter([1 - a], [1, -a], x)).astype(np.float32)
+        end = min(frames, start + n)
+        out[start:end] += x[:end - start]
+    out /= np.sqrt(np.mean(out ** 2)) + 1e-9
+    # Stabs or plucks: a saw chord through a decaying low-pass, mostly off the beat.
+    if rng.random() < 0.6:
+        stabs = np.zeros(frames, np.float32)
+        root = float(np.exp(rng.uniform(np.log(180), np.log(500))))
+        sdecay = rng.uniform(0.04, 0.2)
+        stab_p = rng.uniform(0.4, 0.9)
+        for step in range(steps):
+            if step % 4 != 2 and rng.random() > 0.1:
+                continue
+            if rng.random() >= stab_p:
+                continue
+            start = int(round(step * sixteenth * SR))
+            n = int(4 * sdecay * SR)
+            time = np.arange(n) / SR
+            wave = sum(2 * ((root * r * time) % 1) - 1 for r in (1.0, 1.26, 1.5))
+            x = (wave * np.exp(-time / sdecay) * np.minimum(1, time / 0.002)).astype(np.float32)
+            end = min(frames, start + n)
+            stabs[start:end] += x[:end - start]
+        out += stabs / (np.sqrt(np.mean(stabs ** 2)) + 1e-9) * rng.uniform(0.2, 0.8)
+    return out
+
+
 def make(args):
+    if args.set == 'both':
+        sys.exit('drums.py make: make the gm and the electronic sets; `train --set both` reads their clips')
+    if args.set == 'electronic':
+        return make_electronic(args)
+    make_gm(args)
+
+
+def make_electronic(args):
+    """The electronic set: the gm set's random songs, with the drums played by a Hydrogen kit's samples
+    (half the clips) or a soundfont's kit, and an electronic bass and stabs under them (two clips in
+    three)."""
+    missing = sorted({f for f in MUSIC_FONTS + tuple(f for f, _ in DRUM_FONTS) if not os.path.exists(f)})
+    missing += [k for k in KIT_NAMES if not os.path.exists(os.path.join(HYDROGEN_KITS, k, 'drumkit.xml'))]
+    if missing:
+        sys.exit(f'drums.py make: missing {", ".join(missing)}; install the Debian packages '
+                 'musescore-general-soundfont-small, csound-soundfont, avldrums.lv2-soundfont and hydrogen-drumkits')
+    folder = os.path.join(set_dir(args.set), 'clips')
+    os.makedirs(folder, exist_ok=True)
+    for i in range(args.start, args.clips):
+        base = os.path.join(folder, f'clip{i:04d}')
+        if os.path.exists(base + '.npz'):
+            continue
+        rng = np.random.default_rng(50_000 + i)
+        meta, drums, music, truth = random_song(rng)
+        frames = int(32 * SR)
+        kit = KIT_NAMES[int(rng.integers(len(KIT_NAMES)))] if rng.random() < 0.5 else None
+        with tempfile.TemporaryDirectory() as tmp:
+            dm, mm = os.path.join(tmp, 'd.mid'), os.path.join(tmp, 'm.mid')
+            if kit:
+                d, hits = render_kit(rng, kit, drums, meta['bpm'], frames)
+                kicks, snares = np.unique(hits['kick']), np.unique(hits['snare'])
+            else:
+                write_midi(dm, meta['bpm'], drums, {0: 0} if meta['drum_font'].endswith('LV2.sf2') else
+                           {9: meta['kit']})
+                d = render(dm, meta['drum_font'], frames)
+                us = int(round(60e6 / meta['bpm']))
+                ticks = [t for t, _ in truth]
+                starts = cl.fluid_event_frames(PPQ, [(0, us)], ticks, rate=SR) / SR if ticks else np.zeros(0)
+                kinds = np.array([k for _, k in truth])
+                kicks = np.unique(starts[kinds == 'kick']) if len(kinds) else starts
+                snares = np.unique(starts[kinds == 'snare']) if len(kinds) else starts
+            m = np.zeros(frames, np.float32)
+            if music:
+                write_midi(mm, meta['bpm'], music, meta['programs'])
+                m = render(mm, meta['music_font'], frames)
+        rd, rm = np.sqrt(np.mean(d ** 2)) + 1e-9, np.sqrt(np.mean(m ** 2)) + 1e-9
+        gain = 10 ** (meta['drum_gain_db'] / 20)
+        x = (d / rd * gain + (m / rm if music else 0)) if music else d / rd
+        electronic = rng.random() < 2 / 3
+        if electronic:
+            x = x + electronic_part(rng, meta['bpm'], meta['per_bar'], frames) * 10 ** (rng.uniform(-6, 6) / 20)
+        x = tilt(x, meta['tone'])
+        x = 0.5 * x / (np.max(np.abs(x)) + 1e-9)
+        meta.update(hydrogen_kit=kit, electronic=bool(electronic))
+        np.savez_compressed(base + '.npz', audio=x.astype(np.float32), kicks=kicks, snares=snares,
+                            meta=json.dumps(meta))
+        if i % 20 == 0:
+            cl.log(f'clip {i}: {meta["bpm"]:.0f} BPM, {kit or os.path.basename(meta["drum_font"])}'
+                   f'{", electronic" if electronic else ""}')
+
+
+def make_gm(args):
     missing = sorted({f for f in MUSIC_FONTS + tuple(f for f, _ in DRUM_FONTS) if not os.path.exists(f)})
     if missing:
         sys.exit(f'drums.py make: missing soundfonts {", ".join(missing)}; install the Debian packages '
@@ -288,11 +516,13 @@ def labels(count, times):
 
 def train(args):
     from sklearn.neural_network import MLPClassifier
-    clips = sorted(f for f in os.listdir(os.path.join(OUT, 'clips')) if f.endswith('.npz'))
+    folders = [os.path.join(set_dir(name), 'clips') for name in (('gm', 'electronic') if args.set == 'both'
+                                                                   else (args.set,))]
+    clips = sorted(os.path.join(folder, f) for folder in folders for f in os.listdir(folder) if f.endswith('.npz'))
     rng = np.random.default_rng(0)
     xs, ys = [], []
     for name in clips:
-        z = np.load(os.path.join(OUT, 'clips', name))
+        z = np.load(name)
         f = features(z['audio'])
         yk, ysn = labels(len(f), z['kicks']), labels(len(f), z['snares'])
         pos = np.flatnonzero((yk + ysn) > 0)
@@ -310,7 +540,8 @@ def train(args):
                           random_state=0)
     model.fit(x, y)
     cl.log(f'validation score (held-out frames of training clips) {model.best_validation_score_:.3f}')
-    with open(os.path.join(OUT, 'model.pkl'), 'wb') as fh:
+    os.makedirs(set_dir(args.set), exist_ok=True)
+    with open(os.path.join(set_dir(args.set), 'model.pkl'), 'wb') as fh:
         pickle.dump(model, fh)
 
 
@@ -337,9 +568,13 @@ def corpus_audio(path):
     return audio
 
 
+ACTIVE_SET = ['gm']  # the set whose model evaluate reads (set by evaluate)
+
+
 def corpus_activation(model, path):
-    cache = os.path.join(OUT, 'act', path.replace('/', '_') + '.npy')
-    if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(os.path.join(OUT, 'model.pkl')):
+    here = set_dir(ACTIVE_SET[0])
+    cache = os.path.join(here, 'act', path.replace('/', '_') + '.npy')
+    if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(os.path.join(here, 'model.pkl')):
         return np.load(cache)
     k, s = activation(model, corpus_audio(path))
     a = np.stack([k, s]).astype(np.float32)
@@ -418,7 +653,8 @@ def checked(drum, beats, t_min):
 
 
 def evaluate(args):
-    with open(os.path.join(OUT, 'model.pkl'), 'rb') as fh:
+    ACTIVE_SET[0] = args.set
+    with open(os.path.join(set_dir(args.set), 'model.pkl'), 'rb') as fh:
         model = pickle.load(fh)
     with open(args.accuracy_json) as fh:
         acc = json.load(fh)
@@ -566,5 +802,9 @@ if __name__ == '__main__':
     e.add_argument('--split', default='train')
     e.add_argument('--t-min', type=float, default=5.0)
     e.add_argument('--bars-json', help='tools/bench/bars --json output: also the bar-phase template')
+    for p in (m, t, e):
+        p.add_argument('--set', choices=SETS, default='gm',
+                       help='gm: the GM soundfonts\' kits (session 25); electronic: Hydrogen kits too, and an '
+                            'electronic bass and stabs (session 30); both: trained on both sets\' clips')
     args = parser.parse_args()
     {'make': make, 'train': train, 'evaluate': evaluate}[args.command](args)
