@@ -17,8 +17,8 @@ the off-beat where the rules do not.
              songs (other seeds): half of them with their drums played by a Hydrogen kit's samples
              (Debian hydrogen-drumkits: electronic and acoustic kits, not the two the corpus's
              Hydrogen songs use), two in three with an electronic bass and chord stabs mostly between
-             the beats (a sine or filtered saw, sharp attack, 40-110 Hz, sometimes long like an 808
-             bass): the sounds a 150 Hz low band, and the first detector, took for kicks in LMMS songs.
+             the beats (a sine, or a filtered saw or square, sharp attack, 40-110 Hz, sometimes long
+             like an 808 bass): the sounds a 150 Hz low band, and the first detector, took for kicks in LMMS songs.
   train      a small network (scikit-learn) on per-frame log bands and their rises at a few offsets
              around the frame, saying "a kick starts here" and "a snare starts here".
   evaluate   on the corpus's train split (or --split validation, once): detection against the MIDI
