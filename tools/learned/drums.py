@@ -361,6 +361,28 @@ def electronic_part(rng, bpm, per_bar, frames):
     return out
 
 
+def fluid_truth(meta, truth):
+    """The kicks' and snares' starts in seconds as fluidsynth plays the clip's MIDI ticks."""
+    us = int(round(60e6 / meta['bpm']))
+    ticks = [t for t, _ in truth]
+    starts = cl.fluid_event_frames(PPQ, [(0, us)], ticks, rate=SR) / SR if ticks else np.zeros(0)
+    kinds = np.array([k for _, k in truth])
+    kicks = np.unique(starts[kinds == 'kick']) if len(kinds) else starts
+    snares = np.unique(starts[kinds == 'snare']) if len(kinds) else starts
+    return kicks, snares
+
+
+def with_music(meta, drums_audio, music, midi_path, frames):
+    """The drums mixed with the clip's music (rendered from `midi_path`), each at its own level."""
+    m = np.zeros(frames, np.float32)
+    if music:
+        write_midi(midi_path, meta['bpm'], music, meta['programs'])
+        m = render(midi_path, meta['music_font'], frames)
+    rd, rm = np.sqrt(np.mean(drums_audio ** 2)) + 1e-9, np.sqrt(np.mean(m ** 2)) + 1e-9
+    gain = 10 ** (meta['drum_gain_db'] / 20)
+    return (drums_audio / rd * gain + (m / rm if music else 0)) if music else drums_audio / rd
+
+
 def make(args):
     if args.set == 'both':
         sys.exit('drums.py make: make the gm and the electronic sets; `train --set both` reads their clips')
@@ -397,19 +419,8 @@ def make_electronic(args):
                 write_midi(dm, meta['bpm'], drums, {0: 0} if meta['drum_font'].endswith('LV2.sf2') else
                            {9: meta['kit']})
                 d = render(dm, meta['drum_font'], frames)
-                us = int(round(60e6 / meta['bpm']))
-                ticks = [t for t, _ in truth]
-                starts = cl.fluid_event_frames(PPQ, [(0, us)], ticks, rate=SR) / SR if ticks else np.zeros(0)
-                kinds = np.array([k for _, k in truth])
-                kicks = np.unique(starts[kinds == 'kick']) if len(kinds) else starts
-                snares = np.unique(starts[kinds == 'snare']) if len(kinds) else starts
-            m = np.zeros(frames, np.float32)
-            if music:
-                write_midi(mm, meta['bpm'], music, meta['programs'])
-                m = render(mm, meta['music_font'], frames)
-        rd, rm = np.sqrt(np.mean(d ** 2)) + 1e-9, np.sqrt(np.mean(m ** 2)) + 1e-9
-        gain = 10 ** (meta['drum_gain_db'] / 20)
-        x = (d / rd * gain + (m / rm if music else 0)) if music else d / rd
+                kicks, snares = fluid_truth(meta, truth)
+            x = with_music(meta, d, music, mm, frames)
         electronic = rng.random() < 2 / 3
         if electronic:
             x = x + electronic_part(rng, meta['bpm'], meta['per_bar'], frames) * 10 ** (rng.uniform(-6, 6) / 20)
@@ -441,22 +452,11 @@ def make_gm(args):
             write_midi(dm, meta['bpm'], drums, {0: 0} if meta['drum_font'].endswith('LV2.sf2') else
                        {9: meta['kit']})
             d = render(dm, meta['drum_font'], frames)
-            m = np.zeros(frames, np.float32)
-            if music:
-                write_midi(mm, meta['bpm'], music, meta['programs'])
-                m = render(mm, meta['music_font'], frames)
-        rd, rm = np.sqrt(np.mean(d ** 2)) + 1e-9, np.sqrt(np.mean(m ** 2)) + 1e-9
-        gain = 10 ** (meta['drum_gain_db'] / 20)
-        x = (d / rd * gain + (m / rm if music else 0)) if music else d / rd
+            x = with_music(meta, d, music, mm, frames)
         x = tilt(x, meta['tone'])
         x = 0.5 * x / (np.max(np.abs(x)) + 1e-9)
-        us = int(round(60e6 / meta['bpm']))
-        ticks = [t for t, _ in truth]
-        starts = cl.fluid_event_frames(PPQ, [(0, us)], ticks, rate=SR) / SR if ticks else np.zeros(0)
-        kinds = np.array([k for _, k in truth])
-        np.savez_compressed(base + '.npz', audio=x.astype(np.float32),
-                            kicks=np.unique(starts[kinds == 'kick']) if len(kinds) else starts,
-                            snares=np.unique(starts[kinds == 'snare']) if len(kinds) else starts,
+        kicks, snares = fluid_truth(meta, truth)
+        np.savez_compressed(base + '.npz', audio=x.astype(np.float32), kicks=kicks, snares=snares,
                             meta=json.dumps(meta))
         if i % 20 == 0:
             cl.log(f'clip {i}: {meta["bpm"]:.0f} BPM, {os.path.basename(meta["drum_font"])}')
