@@ -372,6 +372,13 @@ def fluid_truth(meta, truth):
     return kicks, snares
 
 
+def font_drums(meta, drums, midi_path, frames):
+    """The drum events played by the clip's soundfont kit (written to `midi_path`): a GM kit on
+    channel 10, or an AVL kit, which is a melodic preset."""
+    write_midi(midi_path, meta['bpm'], drums, {0: 0} if meta['drum_font'].endswith('LV2.sf2') else {9: meta['kit']})
+    return render(midi_path, meta['drum_font'], frames)
+
+
 def with_music(meta, drums_audio, music, midi_path, frames):
     """The drums mixed with the clip's music (rendered from `midi_path`), each at its own level."""
     m = np.zeros(frames, np.float32)
@@ -386,6 +393,11 @@ def with_music(meta, drums_audio, music, midi_path, frames):
 def make(args):
     if args.set == 'both':
         sys.exit('drums.py make: make the gm and the electronic sets; `train --set both` reads their clips')
+    # Both sets render their music, and some of their drums, with these soundfonts.
+    missing = sorted({f for f in MUSIC_FONTS + tuple(f for f, _ in DRUM_FONTS) if not os.path.exists(f)})
+    if missing:
+        sys.exit(f'drums.py make: missing soundfonts {", ".join(missing)}; install the Debian packages '
+                 'musescore-general-soundfont-small, csound-soundfont and avldrums.lv2-soundfont')
     if args.set == 'electronic':
         return make_electronic(args)
     make_gm(args)
@@ -395,11 +407,10 @@ def make_electronic(args):
     """The electronic set: the gm set's random songs, with the drums played by a Hydrogen kit's samples
     (half the clips) or a soundfont's kit, and an electronic bass and stabs under them (two clips in
     three)."""
-    missing = sorted({f for f in MUSIC_FONTS + tuple(f for f, _ in DRUM_FONTS) if not os.path.exists(f)})
-    missing += [k for k in KIT_NAMES if not os.path.exists(os.path.join(HYDROGEN_KITS, k, 'drumkit.xml'))]
-    if missing:
-        sys.exit(f'drums.py make: missing {", ".join(missing)}; install the Debian packages '
-                 'musescore-general-soundfont-small, csound-soundfont, avldrums.lv2-soundfont and hydrogen-drumkits')
+    kits = [k for k in KIT_NAMES if not os.path.exists(os.path.join(HYDROGEN_KITS, k, 'drumkit.xml'))]
+    if kits:
+        sys.exit(f'drums.py make: missing Hydrogen kits {", ".join(kits)}; install the Debian package '
+                 'hydrogen-drumkits')
     folder = os.path.join(set_dir(args.set), 'clips')
     os.makedirs(folder, exist_ok=True)
     for i in range(args.start, args.clips):
@@ -416,9 +427,7 @@ def make_electronic(args):
                 d, hits = render_kit(rng, kit, drums, meta['bpm'], frames)
                 kicks, snares = np.unique(hits['kick']), np.unique(hits['snare'])
             else:
-                write_midi(dm, meta['bpm'], drums, {0: 0} if meta['drum_font'].endswith('LV2.sf2') else
-                           {9: meta['kit']})
-                d = render(dm, meta['drum_font'], frames)
+                d = font_drums(meta, drums, dm, frames)
                 kicks, snares = fluid_truth(meta, truth)
             x = with_music(meta, d, music, mm, frames)
         electronic = rng.random() < 2 / 3
@@ -435,10 +444,6 @@ def make_electronic(args):
 
 
 def make_gm(args):
-    missing = sorted({f for f in MUSIC_FONTS + tuple(f for f, _ in DRUM_FONTS) if not os.path.exists(f)})
-    if missing:
-        sys.exit(f'drums.py make: missing soundfonts {", ".join(missing)}; install the Debian packages '
-                 'musescore-general-soundfont-small, csound-soundfont and avldrums.lv2-soundfont')
     os.makedirs(os.path.join(OUT, 'clips'), exist_ok=True)
     for i in range(args.start, args.clips):
         base = os.path.join(OUT, 'clips', f'clip{i:04d}')
@@ -449,9 +454,7 @@ def make_gm(args):
         frames = int(32 * SR)
         with tempfile.TemporaryDirectory() as tmp:
             dm, mm = os.path.join(tmp, 'd.mid'), os.path.join(tmp, 'm.mid')
-            write_midi(dm, meta['bpm'], drums, {0: 0} if meta['drum_font'].endswith('LV2.sf2') else
-                       {9: meta['kit']})
-            d = render(dm, meta['drum_font'], frames)
+            d = font_drums(meta, drums, dm, frames)
             x = with_music(meta, d, music, mm, frames)
         x = tilt(x, meta['tone'])
         x = 0.5 * x / (np.max(np.abs(x)) + 1e-9)
