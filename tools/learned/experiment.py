@@ -17,8 +17,13 @@ Three uses are measured, on both splits, beside `beatmap analyze` and madmom fro
      whose points the activation likes best (a sum of log-likelihood ratios);
   3. the half-beat check alone: the map against the same map half a beat out.
 
+Session 31 added two options: --extra trains every model on tools/learned/songs.py's composed songs
+as well, and --context long reads frames up to 4.5 s away instead of 1.5 s. Both splits' rows are also
+shown for the gm-* songs apart from the others, since songs.py shares their composer.
+
   bash tools/learned/setup.sh
-  tools/learned/out/venv/bin/python3 tools/learned/experiment.py --accuracy-json acc.json
+  tools/learned/out/venv/bin/python3 tools/learned/experiment.py --accuracy-json acc.json \
+      [--extra tools/learned/out/songs] [--context short|long] [--hidden N] [--margin NATS]
 """
 import argparse
 import hashlib
@@ -41,6 +46,9 @@ SR, HOP, WIN, BANDS = 22050, 256, 1024, 24
 FPS = SR / HOP
 OFFSETS = [-128, -96, -64, -48, -32, -24, -16, -12, -8, -6, -4, -3, -2, -1, 0,
            1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]
+# --context long (session 31): also a bar or two away (2.2 to 4.5 s), for the metric level, which
+# session 16's 1.5 s could not tell.
+LONG_OFFSETS = [-384, -320, -256, -192, -160] + OFFSETS + [160, 192, 256, 320, 384]
 HARD_NEGATIVES = (0.25, 1 / 3, 0.5, 2 / 3, 0.75)  # of a beat: subdivisions that are not beats
 RANDOM_NEGATIVES = 2  # per beat
 FOLDS = 3
@@ -96,7 +104,8 @@ def standardised(features):
 
 def context(features, rows):
     last = len(features) - 1
-    return np.concatenate([features[np.clip(rows + o, 0, last)] for o in OFFSETS], axis=1).astype(np.float32)
+    return np.concatenate([features[np.clip(rows + o, 0, last)] for o in CONFIG['offsets']],
+                          axis=1).astype(np.float32)
 
 
 def read_times(corpus, path):
@@ -123,7 +132,7 @@ def examples(corpus, track, rng):
 
 def fit(xs, ys):
     from sklearn.neural_network import MLPClassifier
-    model = MLPClassifier(hidden_layer_sizes=(64,), alpha=1e-3, batch_size=512, max_iter=40,
+    model = MLPClassifier(hidden_layer_sizes=(CONFIG['hidden'],), alpha=1e-3, batch_size=512, max_iter=40,
                           early_stopping=True, random_state=0)
     model.fit(np.vstack(xs), np.concatenate(ys))
     return model
@@ -138,9 +147,19 @@ def fold(song):
     return int(hashlib.sha256(song.encode()).hexdigest(), 16) % FOLDS
 
 
+CONFIG = {'offsets': OFFSETS, 'hidden': 64, 'cache': 'activations', 'extra': None}  # set by main
+
+
+def extra_tracks(folder):
+    """songs.py's songs, as tracks whose corpus is their folder: trained on by every model."""
+    with open(os.path.join(folder, 'index.json')) as f:
+        return [dict(t, split='extra', part='extra') for t in json.load(f)['songs']]
+
+
 def activations(corpus, tracks):
-    """Out-of-fold activations on train, the all-of-train model's on validation; cached."""
-    cache = os.path.join(OUT, 'activations')
+    """Out-of-fold activations on train, the all-of-train model's on validation; cached. The extra
+    songs (--extra) join the training data of every model."""
+    cache = os.path.join(OUT, CONFIG['cache'])
     os.makedirs(cache, exist_ok=True)
     name = lambda t: os.path.join(cache, t['path'].replace('/', '_') + '.npy')
     result = {t['path']: np.load(name(t)) for t in tracks if os.path.exists(name(t))}
@@ -150,7 +169,10 @@ def activations(corpus, tracks):
     train = [t for t in tracks if t['split'] == 'train']
     rng = np.random.default_rng(0)
     data = {t['path']: examples(corpus, t, rng) for t in train}
-    ratio = sum(len(y) - y.sum() for _, y in data.values()) / sum(y.sum() for _, y in data.values())
+    extra = extra_tracks(CONFIG['extra']) if CONFIG['extra'] else []
+    extra_data = [examples(CONFIG['extra'], t, rng) for t in extra]
+    every = list(data.values()) + extra_data
+    ratio = sum(len(y) - y.sum() for _, y in every) / sum(y.sum() for _, y in every)
     with open(os.path.join(cache, 'negatives-per-beat'), 'w') as f:
         f.write(f'{ratio}\n')
     for k in list(range(FOLDS)) + ['all']:
@@ -160,7 +182,10 @@ def activations(corpus, tracks):
             continue
         fitted = [t for t in train if k == 'all' or fold(t['song']) != k]
         print(f'fitting model {k} on {len(fitted)} train tracks for {len(targets)} tracks', file=sys.stderr)
-        model = fit([data[t['path']][0] for t in fitted], [data[t['path']][1] for t in fitted])
+        if extra:
+            print(f'  and on {len(extra)} extra songs', file=sys.stderr)
+        model = fit([data[t['path']][0] for t in fitted] + [x for x, _ in extra_data],
+                    [data[t['path']][1] for t in fitted] + [y for _, y in extra_data])
         for t in targets:
             result[t['path']] = activation(model, corpus, t).astype(np.float32)
             np.save(name(t), result[t['path']])
@@ -201,15 +226,24 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--accuracy-json', required=True, help='tools/bench/accuracy --json output (maps, ours, madmom)')
     parser.add_argument('--corpus', default=os.path.join(ROOT, 'corpus'))
+    parser.add_argument('--extra', help='a folder of songs.py songs (index.json) to train every model on too')
+    parser.add_argument('--context', choices=('short', 'long'), default='short',
+                        help='frames read around each frame: up to 1.5 s (session 16) or up to 4.5 s')
+    parser.add_argument('--hidden', type=int, default=64, help='hidden units (default 64)')
     parser.add_argument('--margin', type=float, default=1.0,
                         help='nats per beat the half-beat check asks before it moves a map (default 1)')
     args = parser.parse_args()
+    # each configuration has its own cache; session 16's (short, 64, no extra songs) keeps its name
+    suffix = ''.join([f'-{args.context}' if args.context != 'short' else '',
+                      f'-{args.hidden}' if args.hidden != 64 else '', '-extra' if args.extra else ''])
+    CONFIG.update(offsets=LONG_OFFSETS if args.context == 'long' else OFFSETS, hidden=args.hidden,
+                  cache='activations' + suffix, extra=args.extra)
     with open(os.path.join(args.corpus, 'manifest.json')) as f:
         tracks = [t for t in json.load(f)['tracks'] if t['part'] in PARTS and t.get('beats')]
     with open(args.accuracy_json) as f:
         runs = {t['path']: t for t in json.load(f)['tracks']}
     curves = activations(args.corpus, tracks)
-    with open(os.path.join(OUT, 'activations', 'negatives-per-beat')) as f:
+    with open(os.path.join(OUT, CONFIG['cache'], 'negatives-per-beat')) as f:
         prior = np.log(float(f.read()))
 
     import importlib.metadata as metadata
@@ -226,7 +260,7 @@ def main():
             continue
         truth = read_times(args.corpus, t['beats'])
         curve = curves[t['path']]
-        decoded = dbn(curve)
+        decoded = dbn(np.clip(curve, 1e-4, 1 - 1e-4))  # 0 or 1 exactly is -inf to the DBN's log
         with open(run['ours']['map']) as f:
             ours = np.array(json.load(f)['beats'])
         choices = {n: p for n, p in alternatives(ours).items() if len(p) >= 4}
@@ -239,6 +273,9 @@ def main():
                run['madmom']['F'], run['madmom']['CMLt'], bench.score(truth, choices[best])['F'],
                bench.score(truth, checked)['F'])
         rows.setdefault((group(t), t['split']), []).append(row)
+        # songs.py shares its composer with the gm-* songs: they are shown apart as well
+        own = 'gm-* songs' if os.path.basename(t['song']).startswith('gm-') else 'other songs'
+        rows.setdefault((f'{group(t)}, {own}', t['split']), []).append(row)
         if best != 'map' or off > 0:
             moved.append((t['split'], t['path'], best, off, row[2], row[6], row[7]))
 
