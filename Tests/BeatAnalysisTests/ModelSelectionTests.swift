@@ -134,6 +134,61 @@ struct ModelSelectionTests {
         #expect(followed == .follow)
     }
 
+    @Test("a stretch the tracker wandered through is no tempo change when the song's grid explains the rest")
+    func grownPiece() throws {
+        // 30 tracked beats wandering around 0.42 s (a tracker's detour through an intro), then 160
+        // steady beats 0.357 s apart: the line through all of them explains hardly any.
+        var observations: [BeatObservation] = []
+        var time = 0.0
+        for index in 0..<190 {
+            observations.append(BeatObservation(index: index, time: time))
+            time += index < 30 ? 0.42 + (index % 2 == 0 ? 0.06 : -0.06) : 0.357
+        }
+        func explained(_ line: BeatLine, in range: Range<Int>) -> (piece: GridPiece, explained: Int) {
+            let grid = GridFitter.Grid(anchor: line.time(0), period: line.period)
+            let count = observations[range].filter { abs($0.time - line.time($0.index)) <= 0.015 }.count
+            let span = observations[range.lowerBound].time...observations[range.upperBound - 1].time
+            return (GridPiece(span: span, grid: grid), count)
+        }
+        let selector = GridModelSelector()
+        let without = selector.select(
+            observations, tracked: 190, fit: { explained($1, in: $0) }, trackedBeatsAreStronger: { _ in false })
+        guard case .grid(let pieces) = without else {
+            Issue.record("expected a grid, got \(without)")
+            return
+        }
+        #expect(pieces.count == 2, "without a grown piece, the detour is a tempo segment")
+        let with = selector.select(
+            observations, tracked: 190, fit: { explained($1, in: $0) }, trackedBeatsAreStronger: { _ in false },
+            extend: { piece in
+                // the piece's grid over every observation, as GridFitter.grown grows it
+                let line = BeatLine(origin: 0, anchor: piece.grid.anchor, period: piece.grid.period)
+                return explained(line, in: 0..<observations.count)
+            })
+        guard case .grid(let grown) = with else {
+            Issue.record("expected a grid, got \(with)")
+            return
+        }
+        let only = try #require(grown.count == 1 ? grown.first : nil, "pieces \(grown.map(\.grid.period))")
+        #expect(abs(only.grid.period - 0.357) < 1e-9)
+
+        // A real step between two clean grids stays two tempo segments however well one grid grows.
+        observations = (0..<200).map {
+            BeatObservation(index: $0, time: $0 < 100 ? Double($0) * 0.5 : 50 + Double($0 - 100) * 0.45)
+        }
+        let step = selector.select(
+            observations, tracked: 200, fit: { explained($1, in: $0) }, trackedBeatsAreStronger: { _ in false },
+            extend: { piece in
+                let line = BeatLine(origin: 0, anchor: piece.grid.anchor, period: piece.grid.period)
+                return explained(line, in: 0..<observations.count)
+            })
+        guard case .grid(let stepPieces) = step else {
+            Issue.record("expected a grid, got \(step)")
+            return
+        }
+        #expect(stepPieces.count == 2)
+    }
+
     @Test("the tracker follows pulses through a tempo step and finds every one")
     func tracker() throws {
         let hop = 512.0 / 44_100

@@ -279,12 +279,7 @@ public struct GridFitter: Sendable {
             let grid = refine(
                 grow(seed, from: window, over: span, matcher: matcher, fixedPeriod: false), over: span,
                 matcher: matcher, fixedPeriod: false)
-            var explained = 0
-            for beat in tracked where span.contains(beat) {
-                let k = ((beat - grid.anchor) / grid.period).rounded()
-                if abs(beat - grid.time(Int(k))) <= GridModelSelector.explainTolerance { explained += 1 }
-            }
-            return (grid, explained)
+            return (grid, Self.explained(tracked, by: grid, in: span))
         }
         // The grid is a fit through the tracker's beats, so its phase is the one most of them share:
         // the clearest stretch may be one the tracker followed on the off-beats (a bossa's), so the
@@ -293,6 +288,34 @@ public struct GridFitter: Sendable {
         let other = fitted(Grid(anchor: anchor + period / 2, period: period))
         if other.explained > best.explained { best = other }
         return (GridPiece(span: span, grid: best.grid), best.explained)
+    }
+
+    /// `piece`'s grid grown from its own span over the span of all `observations`, as ``piece(_:line:observations:tracked:matcher:novelty:)``
+    /// grows a grid from its clearest window, with the tracked beats it explains; `nil` when the
+    /// observations span nothing beyond the piece.
+    func grown(
+        _ piece: GridPiece, over observations: [BeatObservation], tracked: [Double], matcher: PeakMatcher
+    ) -> (piece: GridPiece, explained: Int)? {
+        guard let first = observations.first, let last = observations.last else { return nil }
+        let lower = first.time - 0.5 * piece.grid.period
+        let upper = last.time + 0.5 * piece.grid.period
+        guard upper > lower, lower < piece.span.lowerBound || upper > piece.span.upperBound else { return nil }
+        let span = lower...upper
+        let grid = refine(
+            grow(piece.grid, from: piece.span, over: span, matcher: matcher, fixedPeriod: false), over: span,
+            matcher: matcher, fixedPeriod: false)
+        return (GridPiece(span: span, grid: grid), Self.explained(tracked, by: grid, in: span))
+    }
+
+    /// How many of `tracked` in `span` lie within ``GridModelSelector/explainTolerance`` of a point of
+    /// `grid`.
+    static func explained(_ tracked: [Double], by grid: Grid, in span: ClosedRange<Double>) -> Int {
+        var count = 0
+        for beat in tracked where span.contains(beat) {
+            let k = ((beat - grid.anchor) / grid.period).rounded()
+            if abs(beat - grid.time(Int(k))) <= GridModelSelector.explainTolerance { count += 1 }
+        }
+        return count
     }
 
     /// How many beats either side of a beat place it in ``trackedScore(_:novelty:span:)``: four.

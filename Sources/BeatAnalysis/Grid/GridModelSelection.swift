@@ -70,7 +70,11 @@ struct GridModelSelector: Sendable {
     ///
     /// Tempo changes are kept when each extra piece explains at least ``minimumPieceBeats`` more beats
     /// than one grid does (a description-length argument: a piece costs a tempo, a phase and a start,
-    /// and must pay for them with beats). The beats are followed when the chosen grid explains under
+    /// and must pay for them with beats). Where some pieces are no grid (their own grids explain under
+    /// ``minimumExplained`` of their beats) and the others share one tempo, the one grid they are held
+    /// against is the best single grid found: the fit through all the observations, or a grid piece
+    /// grown over the whole song (`extend`) when that explains more beats. The beats are followed when
+    /// the chosen grid explains under
     /// ``minimumExplained`` of them and the tracked beats carry more onset strength than the grid's
     /// (`trackedBeatsAreStronger`): where the two disagree because the tracker strayed onto another
     /// phase for a while, the grid is kept. `explainedAtAShift`, when given, counts the tracked
@@ -80,12 +84,13 @@ struct GridModelSelector: Sendable {
         _ observations: [BeatObservation], tracked: Int,
         fit: (Range<Int>, BeatLine) -> (piece: GridPiece, explained: Int),
         trackedBeatsAreStronger: ([GridPiece]) -> Bool,
-        explainedAtAShift: ([GridPiece]) -> Int = { _ in 0 }
+        explainedAtAShift: ([GridPiece]) -> Int = { _ in 0 },
+        extend: (GridPiece) -> (piece: GridPiece, explained: Int)? = { _ in nil }
     ) -> GridModel {
         guard observations.count >= 4 else { return .follow }
         let sums = LineSums(observations)
         let whole = 0..<observations.count
-        let one = fit(whole, sums.line(whole))
+        var one = fit(whole, sums.line(whole))
         var best = (pieces: [one.piece], explained: one.explained)
         if allowChanges {
             let sigma = noise(observations)
@@ -104,6 +109,29 @@ struct GridModelSelector: Sendable {
                     pieces.remove(at: index)
                 } else {
                     index += 1
+                }
+            }
+            // A tempo segment is a grid: a piece whose own grid explains under two thirds of its
+            // beats is a stretch the tracker wandered through (an intro, a break). Where the pieces
+            // that are grids all share one tempo, the song has one tempo and those stretches are
+            // not changes of it. Their beats also throw the fit through every observation (its seed
+            // period and phase), which in dense onsets (sixteenths) can settle on a period wrong
+            // everywhere; so each grid piece grown over the whole song is a single grid too, and the
+            // best of them is the one grid the pieces must beat. (A steady tempo change has grid
+            // pieces at several tempi, and its pieces between them explain few beats: not this.)
+            let grids = pieces.filter {
+                Double($0.fit.explained) >= Self.minimumExplained * Double($0.range.count)
+            }
+            if grids.count < pieces.count, let first = grids.first?.fit.piece.grid.period,
+                grids.allSatisfy({ abs(log($0.fit.piece.grid.period / first)) < Self.oneTempo })
+            {
+                for candidate in grids {
+                    if let grown = extend(candidate.fit.piece), grown.explained > one.explained,
+                        abs(log(grown.piece.grid.period / one.piece.grid.period)) < Self.oneTempo
+                    {
+                        one = grown
+                        best = (pieces: [grown.piece], explained: grown.explained)
+                    }
                 }
             }
             // Where the tempo changes, it may change steadily: a ramp, if it fits the beats better than
@@ -185,6 +213,13 @@ struct GridModelSelector: Sendable {
         let mad = differences[differences.count / 2]
         return max(Self.noiseFloor, 1.4826 * mad / 6.0.squareRoot())
     }
+
+    /// Grid pieces share one tempo within this (in natural log, 4 %, the agreement ``TempoRegions``
+    /// asks of its windows), and a piece's grid grown over the song stands for the song's one grid
+    /// only within this of the fit through all observations: a piece at another tempo is a section
+    /// at another pulse (a tracker's detour to 4⁄3, which lies on a third of the beats), not a
+    /// better estimate of the one tempo.
+    static let oneTempo = 0.04
 
     /// Tempi closer than this (in natural log, 1 %) are the same tempo.
     static let sameTempo = 0.01

@@ -121,6 +121,9 @@ extension GridFitter {
             },
             explainedAtAShift: { pieces in
                 strayedPhasesExplained ? Self.explainedAtAnyPhase(tracked, pieces: pieces) : 0
+            },
+            extend: { piece in
+                grown(piece, over: observations, tracked: tracked, matcher: matcher)
             })
     }
 }
