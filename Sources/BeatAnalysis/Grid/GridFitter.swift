@@ -290,9 +290,10 @@ public struct GridFitter: Sendable {
         return (GridPiece(span: span, grid: best.grid), best.explained)
     }
 
-    /// `piece`'s grid grown from its own span over the span of all `observations`, as ``piece(_:line:observations:tracked:matcher:novelty:)``
-    /// grows a grid from its clearest window, with the tracked beats it explains; `nil` when the
-    /// observations span nothing beyond the piece.
+    /// `piece`'s grid grown from its own span over the span of all `observations` (as
+    /// ``piece(_:line:observations:tracked:matcher:novelty:)`` grows a grid from its clearest
+    /// window), with the number of tracked beats it explains; `nil` when the observations span
+    /// nothing beyond the piece.
     func grown(
         _ piece: GridPiece, over observations: [BeatObservation], tracked: [Double], matcher: PeakMatcher
     ) -> (piece: GridPiece, explained: Int)? {

@@ -74,12 +74,12 @@ struct GridModelSelector: Sendable {
     /// ``minimumExplained`` of their beats) and the others share one tempo, the one grid they are held
     /// against is the best single grid found: the fit through all the observations, or a grid piece
     /// grown over the whole song (`extend`) when that explains more beats. The beats are followed when
-    /// the chosen grid explains under
-    /// ``minimumExplained`` of them and the tracked beats carry more onset strength than the grid's
-    /// (`trackedBeatsAreStronger`): where the two disagree because the tracker strayed onto another
-    /// phase for a while, the grid is kept. `explainedAtAShift`, when given, counts the tracked
-    /// beats the chosen pieces explain at a steady shift (``GridFitter/explainedAtAnyPhase(_:pieces:)``);
-    /// the beats are not followed when those reach ``minimumExplained`` either.
+    /// the chosen grid explains under ``minimumExplained`` of them and the tracked beats carry more
+    /// onset strength than the grid's (`trackedBeatsAreStronger`): where the two disagree because the
+    /// tracker strayed onto another phase for a while, the grid is kept. `explainedAtAShift`, when
+    /// given, counts the tracked beats the chosen pieces explain at a steady shift
+    /// (``GridFitter/explainedAtAnyPhase(_:pieces:)``); the beats are not followed when those reach
+    /// ``minimumExplained`` either.
     func select(
         _ observations: [BeatObservation], tracked: Int,
         fit: (Range<Int>, BeatLine) -> (piece: GridPiece, explained: Int),
