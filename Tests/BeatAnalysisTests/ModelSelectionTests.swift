@@ -150,43 +150,40 @@ struct ModelSelectionTests {
             let span = observations[range.lowerBound].time...observations[range.upperBound - 1].time
             return (GridPiece(span: span, grid: grid), count)
         }
+        // the piece's grid over every observation, as GridFitter.grown grows it
+        func grown(_ piece: GridPiece) -> (piece: GridPiece, explained: Int) {
+            let line = BeatLine(origin: 0, anchor: piece.grid.anchor, period: piece.grid.period)
+            return explained(line, in: 0..<observations.count)
+        }
+        func grid(_ model: GridModel) -> [GridPiece]? {
+            if case .grid(let pieces) = model { return pieces }
+            return nil
+        }
         let selector = GridModelSelector()
-        let without = selector.select(
-            observations, tracked: 190, fit: { explained($1, in: $0) }, trackedBeatsAreStronger: { _ in false })
-        guard case .grid(let pieces) = without else {
-            Issue.record("expected a grid, got \(without)")
-            return
-        }
-        #expect(pieces.count == 2, "without a grown piece, the detour is a tempo segment")
-        let with = selector.select(
-            observations, tracked: 190, fit: { explained($1, in: $0) }, trackedBeatsAreStronger: { _ in false },
-            extend: { piece in
-                // the piece's grid over every observation, as GridFitter.grown grows it
-                let line = BeatLine(origin: 0, anchor: piece.grid.anchor, period: piece.grid.period)
-                return explained(line, in: 0..<observations.count)
-            })
-        guard case .grid(let grown) = with else {
-            Issue.record("expected a grid, got \(with)")
-            return
-        }
-        let only = try #require(grown.count == 1 ? grown.first : nil, "pieces \(grown.map(\.grid.period))")
+        let without = try #require(
+            grid(
+                selector.select(
+                    observations, tracked: 190, fit: { explained($1, in: $0) },
+                    trackedBeatsAreStronger: { _ in false })))
+        #expect(without.count == 2, "without a grown piece, the detour is a tempo segment")
+        let with = try #require(
+            grid(
+                selector.select(
+                    observations, tracked: 190, fit: { explained($1, in: $0) },
+                    trackedBeatsAreStronger: { _ in false }, extend: grown)))
+        let only = try #require(with.count == 1 ? with.first : nil, "pieces \(with.map(\.grid.period))")
         #expect(abs(only.grid.period - 0.357) < 1e-9)
 
         // A real step between two clean grids stays two tempo segments however well one grid grows.
         observations = (0..<200).map {
             BeatObservation(index: $0, time: $0 < 100 ? Double($0) * 0.5 : 50 + Double($0 - 100) * 0.45)
         }
-        let step = selector.select(
-            observations, tracked: 200, fit: { explained($1, in: $0) }, trackedBeatsAreStronger: { _ in false },
-            extend: { piece in
-                let line = BeatLine(origin: 0, anchor: piece.grid.anchor, period: piece.grid.period)
-                return explained(line, in: 0..<observations.count)
-            })
-        guard case .grid(let stepPieces) = step else {
-            Issue.record("expected a grid, got \(step)")
-            return
-        }
-        #expect(stepPieces.count == 2)
+        let step = try #require(
+            grid(
+                selector.select(
+                    observations, tracked: 200, fit: { explained($1, in: $0) },
+                    trackedBeatsAreStronger: { _ in false }, extend: grown)))
+        #expect(step.count == 2)
     }
 
     @Test("the tracker follows pulses through a tempo step and finds every one")
