@@ -276,10 +276,7 @@ public struct GridFitter: Sendable {
         let phase = atan2(sine, cosine) / (2 * Double.pi) * period
         let anchor = phase + ((span.lowerBound - phase) / period).rounded(.up) * period
         func fitted(_ seed: Grid) -> (grid: Grid, explained: Int) {
-            let grid = refine(
-                grow(seed, from: window, over: span, matcher: matcher, fixedPeriod: false), over: span,
-                matcher: matcher, fixedPeriod: false)
-            return (grid, Self.explained(tracked, by: grid, in: span))
+            grownGrid(seed, from: window, over: span, tracked: tracked, matcher: matcher)
         }
         // The grid is a fit through the tracker's beats, so its phase is the one most of them share:
         // the clearest stretch may be one the tracker followed on the off-beats (a bossa's), so the
@@ -302,10 +299,20 @@ public struct GridFitter: Sendable {
         let upper = last.time + 0.5 * piece.grid.period
         guard upper > lower, lower < piece.span.lowerBound || upper > piece.span.upperBound else { return nil }
         let span = lower...upper
+        let grown = grownGrid(piece.grid, from: piece.span, over: span, tracked: tracked, matcher: matcher)
+        return (GridPiece(span: span, grid: grown.grid), grown.explained)
+    }
+
+    /// `seed` grown from `window` over `span` and refined there by least squares against the onsets,
+    /// with the number of `tracked` beats in `span` it explains.
+    func grownGrid(
+        _ seed: Grid, from window: ClosedRange<Double>, over span: ClosedRange<Double>, tracked: [Double],
+        matcher: PeakMatcher
+    ) -> (grid: Grid, explained: Int) {
         let grid = refine(
-            grow(piece.grid, from: piece.span, over: span, matcher: matcher, fixedPeriod: false), over: span,
-            matcher: matcher, fixedPeriod: false)
-        return (GridPiece(span: span, grid: grid), Self.explained(tracked, by: grid, in: span))
+            grow(seed, from: window, over: span, matcher: matcher, fixedPeriod: false), over: span, matcher: matcher,
+            fixedPeriod: false)
+        return (grid, Self.explained(tracked, by: grid, in: span))
     }
 
     /// How many of `tracked` in `span` lie within ``GridModelSelector/explainTolerance`` of a point of
