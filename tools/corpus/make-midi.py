@@ -1228,12 +1228,13 @@ def midi_truth(path, attacks):
     }
 
 
-def render(mid_path, wav_path):
-    """fluidsynth to 32-bit float, then scaled to a -1 dBFS peak and written as 16-bit WAV."""
+def render(mid_path, wav_path, soundfont=cl.SOUNDFONT):
+    """fluidsynth to 32-bit float, then scaled to a -1 dBFS peak and written as 16-bit WAV.
+    (tools/learned/songs.py renders its songs here too, with other soundfonts.)"""
     with tempfile.TemporaryDirectory() as tmp:
         raw = os.path.join(tmp, "render.wav")
         subprocess.run(["fluidsynth", "-ni", "-q", "-g", "0.5", "-O", "float", "-T", "wav", "-F", raw,
-                        "-r", str(cl.RATE), cl.SOUNDFONT, mid_path],
+                        "-r", str(cl.RATE), soundfont, mid_path],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
         rate, x = cl.read_wav(raw)
     assert rate == cl.RATE and x.shape[1] == 2, (rate, x.shape)

@@ -26,9 +26,7 @@ import importlib.util
 import json
 import os
 import random
-import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
@@ -112,19 +110,6 @@ def compose(index):
     return song, style, FONTS[index % len(FONTS)]
 
 
-def render(mid_path, font, wav_path):
-    """fluidsynth to 32-bit float, scaled to a -1 dBFS peak, written as 16-bit WAV (as make-midi.py)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        raw = os.path.join(tmp, 'render.wav')
-        subprocess.run(['fluidsynth', '-ni', '-q', '-g', '0.5', '-O', 'float', '-T', 'wav', '-F', raw,
-                        '-r', str(cl.RATE), font, mid_path],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
-        rate, x = cl.read_wav(raw)
-    if rate != cl.RATE or x.ndim != 2:
-        raise RuntimeError(f'{mid_path}: fluidsynth wrote {rate} Hz, shape {x.shape}')
-    cl.write_wav16(wav_path, cl.normalize(x))
-
-
 def make(index):
     song, style, font = compose(index)
     name = song.name
@@ -132,7 +117,7 @@ def make(index):
     wav = os.path.join(OUT, name + '.wav')
     song.save(mid)
     if not os.path.exists(wav):
-        render(mid, font, wav)
+        mm.render(mid, wav, font)
     truth = mm.midi_truth(mid, {key: 0.0 for key in mm.DRUM_KEYS})  # beats only: no drum attack delays
     duration = cl.wav_duration(wav)
     beats = [b for b in truth['beats'] if b < duration]
