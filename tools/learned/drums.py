@@ -398,29 +398,27 @@ def make(args):
     if missing:
         sys.exit(f'drums.py make: missing soundfonts {", ".join(missing)}; install the Debian packages '
                  'musescore-general-soundfont-small, csound-soundfont and avldrums.lv2-soundfont')
-    if args.set == 'electronic':
-        return make_electronic(args)
-    make_gm(args)
-
-
-def make_electronic(args):
-    """The electronic set: the gm set's random songs, with the drums played by a Hydrogen kit's samples
-    (half the clips) or a soundfont's kit, and an electronic bass and stabs under them (two clips in
-    three)."""
-    kits = [k for k in KIT_NAMES if not os.path.exists(os.path.join(HYDROGEN_KITS, k, 'drumkit.xml'))]
-    if kits:
-        sys.exit(f'drums.py make: missing Hydrogen kits {", ".join(kits)}; install the Debian package '
-                 'hydrogen-drumkits')
+    electronic_set = args.set == 'electronic'
+    if electronic_set:
+        kits = [k for k in KIT_NAMES if not os.path.exists(os.path.join(HYDROGEN_KITS, k, 'drumkit.xml'))]
+        if kits:
+            sys.exit(f'drums.py make: missing Hydrogen kits {", ".join(kits)}; install the Debian package '
+                     'hydrogen-drumkits')
+    # gm: the random songs with their drums played by a soundfont's kit. electronic: the same kind of
+    # songs (other seeds), with the drums played by a Hydrogen kit's samples in half the clips, and an
+    # electronic bass and stabs under them in two clips in three.
     folder = os.path.join(set_dir(args.set), 'clips')
     os.makedirs(folder, exist_ok=True)
     for i in range(args.start, args.clips):
         base = os.path.join(folder, f'clip{i:04d}')
         if os.path.exists(base + '.npz'):
             continue
-        rng = np.random.default_rng(50_000 + i)
+        rng = np.random.default_rng((50_000 if electronic_set else 1000) + i)
         meta, drums, music, truth = random_song(rng)
         frames = int(32 * SR)
-        kit = KIT_NAMES[int(rng.integers(len(KIT_NAMES)))] if rng.random() < 0.5 else None
+        kit = None
+        if electronic_set and rng.random() < 0.5:
+            kit = KIT_NAMES[int(rng.integers(len(KIT_NAMES)))]
         with tempfile.TemporaryDirectory() as tmp:
             dm, mm = os.path.join(tmp, 'd.mid'), os.path.join(tmp, 'm.mid')
             if kit:
@@ -430,39 +428,18 @@ def make_electronic(args):
                 d = font_drums(meta, drums, dm, frames)
                 kicks, snares = fluid_truth(meta, truth)
             x = with_music(meta, d, music, mm, frames)
-        electronic = rng.random() < 2 / 3
+        electronic = electronic_set and rng.random() < 2 / 3
         if electronic:
             x = x + electronic_part(rng, meta['bpm'], meta['per_bar'], frames) * 10 ** (rng.uniform(-6, 6) / 20)
         x = tilt(x, meta['tone'])
         x = 0.5 * x / (np.max(np.abs(x)) + 1e-9)
-        meta.update(hydrogen_kit=kit, electronic=bool(electronic))
+        if electronic_set:
+            meta.update(hydrogen_kit=kit, electronic=bool(electronic))
         np.savez_compressed(base + '.npz', audio=x.astype(np.float32), kicks=kicks, snares=snares,
                             meta=json.dumps(meta))
         if i % 20 == 0:
             cl.log(f'clip {i}: {meta["bpm"]:.0f} BPM, {kit or os.path.basename(meta["drum_font"])}'
                    f'{", electronic" if electronic else ""}')
-
-
-def make_gm(args):
-    os.makedirs(os.path.join(OUT, 'clips'), exist_ok=True)
-    for i in range(args.start, args.clips):
-        base = os.path.join(OUT, 'clips', f'clip{i:04d}')
-        if os.path.exists(base + '.npz'):
-            continue
-        rng = np.random.default_rng(1000 + i)
-        meta, drums, music, truth = random_song(rng)
-        frames = int(32 * SR)
-        with tempfile.TemporaryDirectory() as tmp:
-            dm, mm = os.path.join(tmp, 'd.mid'), os.path.join(tmp, 'm.mid')
-            d = font_drums(meta, drums, dm, frames)
-            x = with_music(meta, d, music, mm, frames)
-        x = tilt(x, meta['tone'])
-        x = 0.5 * x / (np.max(np.abs(x)) + 1e-9)
-        kicks, snares = fluid_truth(meta, truth)
-        np.savez_compressed(base + '.npz', audio=x.astype(np.float32), kicks=kicks, snares=snares,
-                            meta=json.dumps(meta))
-        if i % 20 == 0:
-            cl.log(f'clip {i}: {meta["bpm"]:.0f} BPM, {os.path.basename(meta["drum_font"])}')
 
 
 # ---------------------------------------------------------------- features and the network
@@ -571,11 +548,9 @@ def corpus_audio(path):
     return audio
 
 
-ACTIVE_SET = ['gm']  # the set whose model evaluate reads (set by evaluate)
-
-
-def corpus_activation(model, path):
-    here = set_dir(ACTIVE_SET[0])
+def corpus_activation(model, set_name, path):
+    """The kick and snare activation of a corpus track by `set_name`'s model (cached per set)."""
+    here = set_dir(set_name)
     cache = os.path.join(here, 'act', path.replace('/', '_') + '.npy')
     if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(os.path.join(here, 'model.pkl')):
         return np.load(cache)
@@ -656,7 +631,6 @@ def checked(drum, beats, t_min):
 
 
 def evaluate(args):
-    ACTIVE_SET[0] = args.set
     with open(os.path.join(set_dir(args.set), 'model.pkl'), 'rb') as fh:
         model = pickle.load(fh)
     with open(args.accuracy_json) as fh:
@@ -672,7 +646,7 @@ def evaluate(args):
             continue
         if t.get('encoding') or not t.get('beats') or (t.get('ours') or {}).get('F') is None:
             continue
-        a = corpus_activation(model, t['path'])
+        a = corpus_activation(model, args.set, t['path'])
         drum = a[0] + a[1]
         if t.get('drums'):
             truth = cl.read_drums(os.path.join(cl.CORPUS, t['drums']))
@@ -749,7 +723,7 @@ def bar_parity(model, manifest, args):
             continue
         if m['part'] not in ('midi', 'lmms', 'warped'):
             continue
-        a = corpus_activation(model, path)
+        a = corpus_activation(model, args.set, path)
         beats = np.array(cl.read_times(os.path.join(cl.CORPUS, m['beats'])))
         tp = truth_phase(beats, np.array(cl.read_times(os.path.join(cl.CORPUS, m['downbeats']))))
         p = int(np.argmax(template_scores(per_beat(a[0], beats), per_beat(a[1], beats))))
