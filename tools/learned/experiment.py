@@ -151,9 +151,9 @@ CONFIG = {'offsets': OFFSETS, 'hidden': 64, 'cache': 'activations', 'extra': Non
 
 
 def extra_tracks(folder):
-    """songs.py's songs, as tracks whose corpus is their folder: trained on by every model."""
+    """songs.py's songs (path and beats relative to `folder`): trained on by every model."""
     with open(os.path.join(folder, 'index.json')) as f:
-        return [dict(t, split='extra', part='extra') for t in json.load(f)['songs']]
+        return json.load(f)['songs']
 
 
 def activations(corpus, tracks):
