@@ -18,8 +18,9 @@ may be the composer's style learned, not the beat.
 
     tools/learned/out/venv/bin/python3 tools/learned/songs.py [--count N] [--jobs J]
 
-Writes tools/learned/out/songs/NAME.wav (44.1 kHz stereo, 16 bit), NAME.beats and index.json. Needs
-fluidsynth and the soundfonts of drums.py (musescore-general-soundfont-small, csound-soundfont).
+Writes tools/learned/out/songs/NAME.wav (44.1 kHz stereo, 16 bit), NAME.beats, NAME.downbeats (the beats at
+bar position 1, from the MIDI file's bars) and index.json. Needs fluidsynth and the soundfonts of drums.py
+(musescore-general-soundfont-small, csound-soundfont).
 """
 import argparse
 import importlib.util
@@ -122,7 +123,9 @@ def make(index):
     duration = cl.wav_duration(wav)
     beats = [b for b in truth['beats'] if b < duration]
     cl.write_times(os.path.join(OUT, name + '.beats'), beats)
-    return {'path': name + '.wav', 'beats': name + '.beats', 'song': name, 'style': style,
+    cl.write_times(os.path.join(OUT, name + '.downbeats'), [b for b in truth['downbeats'] if b < duration])
+    return {'path': name + '.wav', 'beats': name + '.beats', 'downbeats': name + '.downbeats', 'song': name,
+            'style': style,
             'font': os.path.basename(font), 'bpm': round(truth['bpm'], 3), 'meter': truth['meter'],
             'seconds': round(duration, 2)}
 
