@@ -24,6 +24,8 @@ the off-beat where the rules do not.
   evaluate   on the corpus's train split (or --split validation, once): detection against the MIDI
              songs' drum truth, and the half-beat question: kick and snare activation on a map's
              beats against its midpoints, for the truth and for analyze's maps.
+  check-songs  the same check on the maps of a tools/bench/composed run (session 32): the composed
+             songs (even and odd halves) or Freedoom's (--songs corpus/freedoom, its own split).
 
   bash tools/learned/setup.sh
   tools/learned/out/venv/bin/python3 tools/learned/drums.py make --clips 300
@@ -31,6 +33,8 @@ the off-beat where the rules do not.
   tools/learned/out/venv/bin/python3 tools/learned/drums.py evaluate --accuracy-json acc.json
   ... make --set electronic --clips 1000; train --set electronic (or --set both: both sets' clips);
   evaluate --set electronic|both
+  tools/learned/out/venv/bin/python3 tools/learned/drums.py check-songs --composed-json composed.json \
+      [--songs corpus/freedoom]
 """
 import argparse
 import json
@@ -686,6 +690,40 @@ def evaluate(args):
         bar_parity(model, manifest, args)
 
 
+def check_songs(args):
+    """The check on a songs.py-format set's maps, from one `tools/bench/composed --json` run (its maps
+    must still be on disk): by the set's own split where it has one (Freedoom), else by even and odd
+    song numbers (the composed songs)."""
+    with open(os.path.join(set_dir(args.set), 'model.pkl'), 'rb') as fh:
+        model = pickle.load(fh)
+    with open(args.composed_json) as fh:
+        tracks = json.load(fh)['tracks']
+    folder = os.path.abspath(args.songs)
+    groups = {}
+    for t in tracks:
+        path = (t['ours'] or {}).get('map')
+        if not path or not os.path.exists(path):
+            continue
+        with open(path) as fh:
+            ours = json.load(fh)['beats']
+        if len(ours) < 8:
+            continue
+        a = corpus_activation(model, args.set, os.path.join(folder, t['path']))
+        truth = cl.read_times(os.path.join(folder, t['song'] + '.beats'))
+        before = bench.score(truth, ours)['F']
+        new, moved_by, t_value = checked(a[0] + a[1], ours, args.t_min)
+        after = bench.score(truth, new)['F'] if moved_by is not None else before
+        group = t.get('split') or ('even' if int(t['song'][-4:]) % 2 == 0 else 'odd')
+        groups.setdefault(group, []).append((t['song'], t.get('style'), before, after, moved_by, t_value))
+    print(f'The check (move the beats where a shift wins at paired t >= {args.t_min}) on {args.songs}:')
+    for group, rows in sorted(groups.items()):
+        print(f'  {group:10s} n={len(rows):3d}  F {np.mean([r[2] for r in rows]):.3f} -> '
+              f'{np.mean([r[3] for r in rows]):.3f}')
+        for song, style, before, after, moved_by, t_value in rows:
+            if moved_by is not None:
+                print(f'    moved by {moved_by:.2f} (t {t_value:.1f}): {song} ({style})  F {before:.2f} -> {after:.2f}')
+
+
 # ---------------------------------------------------------------- the bar phase: a back-beat template
 
 KICK_WEIGHTS = np.array([1.0, -1.0, 0.5, -1.0])  # by bar position: kick on 1 (and 3)
@@ -779,9 +817,14 @@ if __name__ == '__main__':
     e.add_argument('--split', default='train')
     e.add_argument('--t-min', type=float, default=5.0)
     e.add_argument('--bars-json', help='tools/bench/bars --json output: also the bar-phase template')
-    for p in (m, t, e):
+    c = sub.add_parser('check-songs', help='the check on the maps of a tools/bench/composed --json run')
+    c.add_argument('--composed-json', required=True)
+    c.add_argument('--songs', default=os.path.join(ROOT, 'tools', 'learned', 'out', 'songs'),
+                   help='the songs folder that run scored (default: songs.py\'s)')
+    c.add_argument('--t-min', type=float, default=5.0)
+    for p in (m, t, e, c):
         p.add_argument('--set', choices=SETS, default='gm',
                        help='gm: the GM soundfonts\' kits (session 25); electronic: Hydrogen kits too, and an '
                             'electronic bass and stabs (session 30); both: trained on both sets\' clips')
     args = parser.parse_args()
-    {'make': make, 'train': train, 'evaluate': evaluate}[args.command](args)
+    {'make': make, 'train': train, 'evaluate': evaluate, 'check-songs': check_songs}[args.command](args)
