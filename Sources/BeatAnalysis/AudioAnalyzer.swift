@@ -149,6 +149,10 @@ public struct AudioAnalysis: Sendable {
     /// (see `BandLevels`): what a beat sounds like, band by band. Empty unless the onset method is
     /// `specflux`.
     public var bandLevels: [UInt8] = []
+    /// The level of 24 log-spaced bands (30 Hz – 11 kHz) of a 1024-sample frame centred on each hop's
+    /// start, 24 bytes per hop, over the first five minutes and a few seconds (see `DrumBands`): what the
+    /// drum detector reads.
+    public var drumBands: [UInt8] = []
     /// Mean square of the mono signal's second difference (a high-pass: the attacks, not the bass) at the
     /// analysis rate in blocks of ``blockSize`` samples (0.73 ms; block `i` spans `i × blockDuration`
     /// onwards), over the first ``blockLevelsSpan`` seconds only: where the beats' transients start (see
@@ -295,6 +299,7 @@ public struct AudioAnalyzer: Sendable {
         var lowPass = LowBand(sampleRate: Double(frame.sampleRate))
         var chroma = ChromaProfile(frame: frame, expectedHops: estimatedHops)
         var bands = BandLevels(frame: frame, expectedHops: estimatedHops)
+        let drumBands = DrumBands(hop: hop, sampleRate: frame.sampleRate, expectedHops: estimatedHops)
         let blockSize = AudioAnalysis.blockSize
         let blockCap = Int(AudioAnalysis.blockLevelsSpan * Double(frame.sampleRate)) / blockSize
         var blockLevels: [Float] = []
@@ -334,6 +339,7 @@ public struct AudioAnalyzer: Sendable {
                 previous = last
             }
             lowLevels.append(lowPass.meanSquare(hopSamples, count: hop))
+            drumBands?.add(hopSamples)
             if let specflux {
                 values.append(max(0, specflux.process(hopSamples)))
                 specflux.withSpectrum { spectrum in
@@ -414,7 +420,7 @@ public struct AudioAnalyzer: Sendable {
             resampler: resampler?.summary, envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm,
             peak: peak,
             onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels, chroma: chroma.values,
-            bandLevels: bands.values, blockLevels: blockLevels,
+            bandLevels: bands.values, drumBands: drumBands?.values ?? [], blockLevels: blockLevels,
             envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
             trackerDelay: trackerDelay)
     }

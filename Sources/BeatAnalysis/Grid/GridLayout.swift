@@ -60,6 +60,18 @@ extension GridFitter {
     /// the most that alignment can move a beat later.
     static let startReach = startTolerance + TransientAlignment.searchRange.upperBound
 
+    /// `segments` with every beat moved `fraction` of its segment's beat later (a grid keeps its tempo
+    /// and moves its phase; followed beats, a segment each, move that far towards the next); beats moved
+    /// to the end of the audio or past it are dropped, and a segment left without beats goes.
+    static func shifted(_ segments: [FittedSegment], by fraction: Double, duration: Double) -> [FittedSegment] {
+        segments.compactMap { segment in
+            guard segment.bpm > 0 else { return segment }
+            let moved = segment.beats.map { $0 + fraction * 60 / segment.bpm }.filter { $0 < duration }
+            guard let first = moved.first else { return nil }
+            return FittedSegment(bpm: segment.bpm, firstBeat: first, beats: moved)
+        }
+    }
+
     /// `segments` with beats before 0 s settled: a beat within ``startTolerance`` of 0 s is put at
     /// 0 s, one earlier is dropped (a segment left without beats goes too).
     static func startingAtZero(_ segments: [FittedSegment]) -> [FittedSegment] {
