@@ -143,21 +143,20 @@ public struct AudioAnalysis: Sendable {
     /// The pitch-class profile of the detection function's spectrum, 12 values per frame of
     /// ``ChromaProfile/hopsPerFrame`` hops (see ``ChromaProfile``): where the harmony changes, for the
     /// bars. Empty unless the onset method is `specflux`.
-    public var chroma: [Float] = []
+    public var chroma = CompactFloats()
     /// The level of eight log-spaced bands (30 Hz – 11 kHz) of the detection function's spectrum,
     /// 8 bytes per frame of two hops (each a level in steps of 2.4⁄255), over the first ten minutes
     /// (see `BandLevels`): what a beat sounds like, band by band. Empty unless the onset method is
     /// `specflux`.
     public var bandLevels: [UInt8] = []
-    /// The level of 24 log-spaced bands (30 Hz – 11 kHz) of a 1024-sample frame centred on each hop's
-    /// start, 24 bytes per hop, over the first five minutes and a few seconds (see `DrumBands`): what the
-    /// drum detector reads.
-    public var drumBands: [UInt8] = []
+    /// Kick plus snare, per hop from 0 s over the first five minutes and a few seconds: the learned drum
+    /// detector's output (see `DrumDetector`), from which the beats may move onto the drums.
+    public var drums = DrumFrames()
     /// Mean square of the mono signal's second difference (a high-pass: the attacks, not the bass) at the
     /// analysis rate in blocks of ``blockSize`` samples (0.73 ms; block `i` spans `i × blockDuration`
     /// onwards), over the first ``blockLevelsSpan`` seconds only: where the beats' transients start (see
     /// `TransientAlignment`).
-    public var blockLevels: [Float] = []
+    public var blockLevels = CompactFloats()
     /// Samples per block of ``blockLevels`` at the analysis rate.
     public static let blockSize = TransientAlignment.blockSize
     /// Seconds of audio ``blockLevels`` covers at most: five minutes hold hundreds of beats, enough to
@@ -302,7 +301,7 @@ public struct AudioAnalyzer: Sendable {
         let drumBands = DrumBands(hop: hop, sampleRate: frame.sampleRate, expectedHops: estimatedHops)
         let blockSize = AudioAnalysis.blockSize
         let blockCap = Int(AudioAnalysis.blockLevelsSpan * Double(frame.sampleRate)) / blockSize
-        var blockLevels: [Float] = []
+        var blockLevels = CompactFloats()
         var previous: (Float, Float) = (0, 0)
         blockLevels.reserveCapacity(min(blockCap, estimatedHops * hop / blockSize))
         var rawBeats: [Double] = []
@@ -399,6 +398,7 @@ public struct AudioAnalyzer: Sendable {
         }
         if let resampleFailure { throw .resample(path: path, resampleFailure) }
         framer.finish(consume)
+        drumBands?.finish()
         progress?(1)
 
         let frames = framesDecoded
@@ -420,7 +420,7 @@ public struct AudioAnalyzer: Sendable {
             resampler: resampler?.summary, envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm,
             peak: peak,
             onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels, chroma: chroma.values,
-            bandLevels: bands.values, drumBands: drumBands?.values ?? [], blockLevels: blockLevels,
+            bandLevels: bands.values, drums: drumBands?.frames ?? DrumFrames(), blockLevels: blockLevels,
             envelopeDelay: DetectionDelay.envelopeHops * frame.hopDuration,
             trackerDelay: trackerDelay)
     }

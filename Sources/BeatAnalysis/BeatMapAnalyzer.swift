@@ -92,7 +92,7 @@ public struct BeatMapAnalyzer: Sendable {
             fit = try GridFitter(options: options.grid).fit(
                 analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats,
                 levels: analysis.levels, lowLevels: analysis.lowLevels, blockLevels: analysis.blockLevels,
-                blockDuration: analysis.blockDuration, bandLevels: analysis.bandLevels, drumBands: analysis.drumBands)
+                blockDuration: analysis.blockDuration, bandLevels: analysis.bandLevels, drums: analysis.drums)
         } catch {
             throw .noBeat(path: audioURL.path, error)
         }

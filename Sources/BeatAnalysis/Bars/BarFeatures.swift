@@ -31,7 +31,7 @@ struct BarFeatures: Sendable, Equatable {
     /// the pitch-class profile `chroma` (``ChromaProfile``: 12 values per frame of
     /// ``ChromaProfile/hopsPerFrame`` hops), hops being `hopDuration` seconds apart from 0.
     init(
-        beats: [Double], novelty: Novelty, lowNovelty: Novelty?, lowLevels: [Float], chroma: [Float],
+        beats: [Double], novelty: Novelty, lowNovelty: Novelty?, lowLevels: [Float], chroma: CompactFloats,
         hopDuration: Double
     ) {
         let count = beats.count

@@ -17,8 +17,8 @@ struct ChromaProfile: Sendable {
     /// Highest bin centre counted, in Hz.
     static let highestFrequency = 5_000.0
 
-    /// 12 values per finished frame.
-    private(set) var values: [Float] = []
+    /// 12 values per finished frame (kept as bfloat16: a chord change is read to a few percent).
+    private(set) var values = CompactFloats()
     /// The bins counted: a contiguous range.
     private let bins: Range<Int>
     /// The pitch class of each bin of ``bins``, in order.
@@ -54,7 +54,7 @@ struct ChromaProfile: Sendable {
         }
         hops += 1
         if hops == Self.hopsPerFrame {
-            values.append(contentsOf: current)
+            for value in current { values.append(value) }
             for index in 0..<12 { current[index] = 0 }
             hops = 0
         }

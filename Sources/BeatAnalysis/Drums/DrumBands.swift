@@ -9,7 +9,7 @@ import Foundation
 /// ``span`` seconds (the beats the check reads) and a little beyond (the shifted points past them).
 ///
 /// A level is kept as a byte in steps of ``step`` from ``lowest``: 24 bytes a hop, 0.6 MB for the
-/// span, freed once the check has run.
+/// span, until the span is over; then the drum detector's output (``frames``) replaces them.
 final class DrumBands {
     /// Bands.
     static let bandCount = 24
@@ -96,10 +96,30 @@ final class DrumBands {
     /// Whether frames are still being kept.
     var isCollecting: Bool { values.count < frameCap * Self.bandCount }
 
+    /// The detector's frames: the kept bands (``finish()``), or, once the span is over, kick plus
+    /// snare at every frame, after which the bands go (an hour's analysis holds 4 bytes a frame of the
+    /// span from there on, not 24).
+    private(set) var frames = DrumFrames()
+
+    /// Ends the frames: the song ended before the span did, so the bands stay and the detector runs
+    /// only where the check reads.
+    func finish() {
+        guard frames.count == 0, !values.isEmpty else { return }
+        frames = DrumFrames(bands: values)
+        values = []
+    }
+
+    /// Every frame computed, the bands let go: the span is over.
+    private func computeAll() {
+        var all = DrumFrames(bands: values)
+        frames = DrumFrames(drums: (0..<all.count).map { all.drums(at: $0) })
+        values = []
+    }
+
     /// Adds one hop of samples. Frame `k − 1` is complete once hop `k` has arrived: it spans the 1024
     /// samples centred on hop `k − 1`'s start (the first frame's left half is silence, as in `drums.py`).
     func add(_ samples: UnsafePointer<Float>) {
-        guard isCollecting else { return }
+        guard isCollecting, frames.count == 0 else { return }
         let size = Self.frameSize
         let data = frame.data
         data.update(from: data + hop, count: size - hop)
@@ -119,5 +139,6 @@ final class DrumBands {
             let level = log(1e-4 + sum / Float(count))
             values.append(UInt8(max(0, min(255, ((level - Self.lowest) / Self.step).rounded()))))
         }
+        if !isCollecting { computeAll() }
     }
 }

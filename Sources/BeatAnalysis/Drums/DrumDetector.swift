@@ -13,7 +13,7 @@ import Foundation
 /// swung eighth, can outweigh the drums on the beat for a whole song. The network reads 24 bands and
 /// their rises at ten frames around a frame (``DrumBands``); its weights are
 /// `DrumDetectorWeights.swift`, made by `drums.py export`.
-struct DrumDetector: Sendable {
+enum DrumDetector {
     /// Frames around a frame the network reads, in hops.
     static let offsets = [-3, -2, -1, 0, 1, 2, 3, 4, 6, 8]
     /// Features per frame: the bands' levels and their rises.
@@ -28,7 +28,7 @@ struct DrumDetector: Sendable {
     /// Fewest beats the check reads.
     static let minimumBeats = 8
 
-    /// The network's weights, decoded once.
+    /// The network's weights, when they have the shapes the code reads (they are generated).
     struct Weights: Sendable {
         let first: [Float]
         let firstBiases: [Float]
@@ -37,41 +37,20 @@ struct DrumDetector: Sendable {
     }
 
     static let weights: Weights? = {
-        func decoded(_ text: String) -> [Float]? {
-            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), data.count % 4 == 0
-            else { return nil }
-            return data.withUnsafeBytes { raw in
-                (0..<(data.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
-            }
-        }
-        let inputs = offsets.count * featureCount
-        guard let first = decoded(firstWeightsBase64), first.count == inputs * hiddenCount,
-            let firstBiases = decoded(firstBiasesBase64), firstBiases.count == hiddenCount,
-            let second = decoded(secondWeightsBase64), second.count == hiddenCount * 2,
-            let secondBiases = decoded(secondBiasesBase64), secondBiases.count == 2
+        guard firstWeights.count == offsets.count * featureCount * hiddenCount, firstBiases.count == hiddenCount,
+            secondWeights.count == hiddenCount * 2, secondBiases.count == 2
         else { return nil }
-        return Weights(first: first, firstBiases: firstBiases, second: second, secondBiases: secondBiases)
+        return Weights(first: firstWeights, firstBiases: firstBiases, second: secondWeights, secondBiases: secondBiases)
     }()
 
-    /// The band levels, ``DrumBands/bandCount`` bytes per frame (``DrumBands``).
-    private let bands: [UInt8]
-    /// Each byte's level as `drums.py` normalises it: less the song's loud level (the 95th percentile
-    /// of the frames' loudest band), floored 12 below it, over 4.
-    private let table: [Float]
-    private let frameCount: Int
-    /// Seconds between frames.
-    let frameDuration: Double
-    /// Kick plus snare per frame, once computed (NaN until then).
-    private var drums: [Float]
-
-    /// A detector over `values` (``DrumBands/values``: ``DrumBands/bandCount`` bytes per frame, frame
-    /// `i` centred at `i × frameDuration` seconds); `nil` without frames or weights.
-    init?(values: [UInt8], frameDuration: Double) {
-        let count = values.count / DrumBands.bandCount
-        guard count > 0, frameDuration > 0, Self.weights != nil else { return nil }
-        var loudest = (0..<count).map { frame in
-            values[(frame * DrumBands.bandCount)..<((frame + 1) * DrumBands.bandCount)].max() ?? 0
-        }
+    /// Each band byte's level as `drums.py` normalises it for the frames of `values`
+    /// (``DrumBands/values``): less the song's loud level (the 95th percentile of the frames' loudest
+    /// band), floored 12 below it, over 4.
+    static func normalisation(of values: [UInt8]) -> [Float] {
+        let bands = DrumBands.bandCount
+        let count = values.count / bands
+        guard count > 0 else { return [] }
+        var loudest = (0..<count).map { frame in values[(frame * bands)..<((frame + 1) * bands)].max() ?? 0 }
         loudest.sort()
         // numpy's percentile: linear between the two nearest ranks.
         let rank = 0.95 * Double(count - 1)
@@ -79,73 +58,66 @@ struct DrumDetector: Sendable {
         let above = min(count - 1, below + 1)
         func level(_ byte: UInt8) -> Float { DrumBands.lowest + Float(byte) * DrumBands.step }
         let loud = level(loudest[below]) + Float(rank - Double(below)) * (level(loudest[above]) - level(loudest[below]))
-        table = (0...255).map { max(level(UInt8($0)) - loud, -12) / 4 }
-        bands = values
-        frameCount = count
-        self.frameDuration = frameDuration
-        drums = [Float](repeating: .nan, count: count)
+        return (0...255).map { max(level(UInt8($0)) - loud, -12) / 4 }
     }
 
-    /// The network's kick and snare outputs at `frame`.
-    func activation(at frame: Int) -> (kick: Float, snare: Float) {
-        guard let weights = Self.weights else { return (0, 0) }
+    /// Kick plus snare at `frame` of `values` (``DrumBands/values``), its levels read through `table`
+    /// (``normalisation(of:)``); 0 without weights.
+    static func drums(at frame: Int, of values: [UInt8], table: [Float]) -> Float {
         let bands = DrumBands.bandCount
-        let hidden = Self.hiddenCount
+        let count = values.count / bands
+        guard let weights, frame >= 0, frame < count, table.count == 256 else { return 0 }
+        let hidden = hiddenCount
         var sums = weights.firstBiases
         sums.withUnsafeMutableBufferPointer { sums in
             weights.first.withUnsafeBufferPointer { w in
-                self.bands.withUnsafeBufferPointer { levels in
-                    for (slot, offset) in Self.offsets.enumerated() {
-                        let row = max(0, min(frameCount - 1, frame + offset))
+                values.withUnsafeBufferPointer { levels in
+                    for (slot, offset) in offsets.enumerated() {
+                        let row = max(0, min(count - 1, frame + offset))
                         for band in 0..<bands {
-                            let level = table[Int(levels[row * bands + band])]
-                            let previous = row > 0 ? table[Int(levels[(row - 1) * bands + band])] : level
-                            let inputs = (level, max(0, level - previous))
-                            let base = (slot * Self.featureCount + band) * hidden
-                            let riseBase = (slot * Self.featureCount + bands + band) * hidden
+                            let value = table[Int(levels[row * bands + band])]
+                            let previous = row > 0 ? table[Int(levels[(row - 1) * bands + band])] : value
+                            let rise = max(0, value - previous)
+                            let base = (slot * featureCount + band) * hidden
+                            let riseBase = base + bands * hidden
                             for unit in 0..<hidden {
-                                sums[unit] += inputs.0 * w[base + unit] + inputs.1 * w[riseBase + unit]
+                                sums[unit] += value * w[base + unit] + rise * w[riseBase + unit]
                             }
                         }
                     }
                 }
             }
         }
-        var outputs = weights.secondBiases
+        var kick = weights.secondBiases[0]
+        var snare = weights.secondBiases[1]
         for unit in 0..<hidden where sums[unit] > 0 {
-            outputs[0] += sums[unit] * weights.second[2 * unit]
-            outputs[1] += sums[unit] * weights.second[2 * unit + 1]
+            kick += sums[unit] * weights.second[2 * unit]
+            snare += sums[unit] * weights.second[2 * unit + 1]
         }
-        return (1 / (1 + exp(-outputs[0])), 1 / (1 + exp(-outputs[1])))
+        return 1 / (1 + exp(-kick)) + 1 / (1 + exp(-snare))
     }
 
-    /// Kick plus snare at `frame`, computed once.
-    private mutating func drum(at frame: Int) -> Float {
-        if !drums[frame].isNaN { return drums[frame] }
-        let value = activation(at: frame)
-        drums[frame] = value.kick + value.snare
-        return value.kick + value.snare
-    }
-
-    /// The strongest kick plus snare within ``reach`` frames of `time`; `nil` where those frames are
-    /// not all kept.
-    private mutating func strength(at time: Double) -> Float? {
+    /// The strongest kick plus snare of `frames` within ``reach`` frames of `time`, frames
+    /// `frameDuration` apart from 0 s; `nil` where those frames are not all there.
+    static func strength(_ frames: inout DrumFrames, at time: Double, frameDuration: Double) -> Float? {
         let centre = Int((time / frameDuration).rounded())
-        guard centre >= Self.reach, centre < frameCount - Self.reach else { return nil }
+        guard centre >= reach, centre < frames.count - reach else { return nil }
         var strongest: Float = 0
-        for frame in (centre - Self.reach)...(centre + Self.reach) { strongest = max(strongest, drum(at: frame)) }
+        for frame in (centre - reach)...(centre + reach) { strongest = max(strongest, frames.drums(at: frame)) }
         return strongest
     }
 
-    /// The fraction of a beat (⅓, ½ or ⅔) by which `beats` (seconds, increasing) should move: the one
+    /// The fraction of a beat (⅓, ½ or ⅔) by which `beats` (seconds, increasing) should move, read from
+    /// `frames` (frame `i` centred at `i × frameDuration` seconds): the one
     /// whose points — each beat moved that far towards the next — carry the most kick and snare over
     /// the beats themselves, by a paired t statistic over the beats of the first ``DrumBands/span``
     /// seconds, if it reaches ``minimumT``; `nil` to keep them.
-    mutating func betterShift(of beats: [Double]) -> Double? {
+    static func betterShift(of beats: [Double], frames: inout DrumFrames, frameDuration: Double) -> Double? {
         let read = beats.prefix { $0 < DrumBands.span }
-        guard read.count >= Self.minimumBeats else { return nil }
+        guard read.count >= minimumBeats, frameDuration > 0, frames.count > 0 else { return nil }
+        func strength(at time: Double) -> Float? { Self.strength(&frames, at: time, frameDuration: frameDuration) }
         var best: (t: Double, shift: Double)?
-        for shift in Self.shifts {
+        for shift in shifts {
             var differences: [Double] = []
             for index in 0..<(read.count - 1) {
                 let at = strength(at: read[index]) ?? 0
@@ -158,7 +130,49 @@ struct DrumDetector: Sendable {
             let t = mean / (variance.squareRoot() / n.squareRoot() + 1e-9)
             if best.map({ t > $0.t }) ?? true { best = (t, shift) }
         }
-        guard let best, best.t >= Self.minimumT else { return nil }
+        guard let best, best.t >= minimumT else { return nil }
         return best.shift
+    }
+}
+
+/// The drum detector's evidence for one file, frame by frame over the first ``DrumBands/span``
+/// seconds and a few more (frame `i` centred at `i` hops from 0 s): for a song shorter than that, its
+/// band levels, from which kick plus snare is computed at the frames the check reads, once each; for a
+/// longer one, kick plus snare at every frame, computed when the span was over so the bands' 24 bytes a
+/// frame could go.
+public struct DrumFrames: Sendable, Equatable {
+    /// Band levels, ``DrumBands/bandCount`` bytes per frame, where kept.
+    private var bands: [UInt8] = []
+    /// ``DrumDetector/normalisation(of:)`` of ``bands``.
+    private var table: [Float] = []
+    /// Kick plus snare per frame; NaN where not computed yet.
+    private var values: [Float] = []
+
+    /// No frames.
+    public init() {}
+
+    /// The frames of `bands` (``DrumBands/values``), computed as they are read.
+    init(bands: [UInt8]) {
+        self.bands = bands
+        table = DrumDetector.normalisation(of: bands)
+        values = [Float](repeating: .nan, count: bands.count / DrumBands.bandCount)
+    }
+
+    /// Frames whose kick plus snare is `values`.
+    init(drums values: [Float]) {
+        self.values = values
+    }
+
+    /// Frames held.
+    public var count: Int { values.count }
+
+    /// Kick plus snare at `frame` (`0..<count`).
+    mutating func drums(at frame: Int) -> Float {
+        if values[frame].isNaN { values[frame] = DrumDetector.drums(at: frame, of: bands, table: table) }
+        return values[frame]
+    }
+
+    public static func == (lhs: DrumFrames, rhs: DrumFrames) -> Bool {
+        lhs.bands == rhs.bands && lhs.values.elementsEqual(rhs.values) { $0 == $1 || ($0.isNaN && $1.isNaN) }
     }
 }

@@ -41,8 +41,8 @@ public struct GridFitter: Sendable {
     /// moves onto it.
     public func fit(
         _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil,
-        lowLevels: [Float]? = nil, blockLevels: [Float]? = nil, blockDuration: Double = 0, bandLevels: [UInt8]? = nil,
-        drumBands: [UInt8]? = nil
+        lowLevels: [Float]? = nil, blockLevels: CompactFloats? = nil, blockDuration: Double = 0, bandLevels: [UInt8]? = nil,
+        drums: DrumFrames? = nil
     ) throws(GridFitError)
         -> GridFit
     {
@@ -163,8 +163,9 @@ public struct GridFitter: Sendable {
         // Beats where the drums are, when the drums sit clearly between them (a third, a half or two
         // thirds of a beat on) rather than on them: the learned detector tells a kick and a snare from
         // the bass line, hi-hats and stabs the rules above read alike.
-        if let drumBands, var detector = DrumDetector(values: drumBands, frameDuration: envelope.hopDuration),
-            let shift = detector.betterShift(of: fittedSegments.flatMap(\.beats))
+        if var frames = drums,
+            let shift = DrumDetector.betterShift(
+                of: fittedSegments.flatMap(\.beats), frames: &frames, frameDuration: envelope.hopDuration)
         {
             fittedSegments = Self.shifted(fittedSegments, by: shift, duration: duration)
         }

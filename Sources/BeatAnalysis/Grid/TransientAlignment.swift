@@ -61,7 +61,9 @@ enum TransientAlignment {
     /// the profile shows no clear rise. `blockLevels` are energies per block of `blockDuration` seconds,
     /// block `i` spanning `i × blockDuration` onwards (they may cover only the start of the audio; beats
     /// beyond them are not read).
-    static func shift(beats: [Double], blockLevels: [Float], blockDuration: Double) -> Double? {
+    static func shift<Levels: RandomAccessCollection>(
+        beats: [Double], blockLevels: Levels, blockDuration: Double
+    ) -> Double? where Levels.Element == Float, Levels.Index == Int {
         guard beats.count >= minimumBeats, blockDuration > 0, !blockLevels.isEmpty else { return nil }
         let halfPoints = Int((reach / binWidth).rounded())
         let points = 2 * halfPoints + 1
