@@ -762,8 +762,9 @@ def export(args):
 
 
 def reference(args):
-    """Features and activation of one WAV (at 22.05 kHz, so no resampler stands between this and the
-    analyzer) at a few frames, as JSON: what the Swift port's test holds it to."""
+    """Kick plus snare of one WAV at 22.05 kHz (so no resampler stands between this and the analyzer)
+    at the first 48 frames above 0.05 and every 50th frame, as Swift source for
+    DrumDetectorTests.reference: what the port is held to."""
     import scipy.io.wavfile as wavfile
     with open(os.path.join(set_dir(args.set), 'model.pkl'), 'rb') as fh:
         model = pickle.load(fh)
@@ -773,12 +774,10 @@ def reference(args):
     if audio.ndim == 2:
         audio = audio.mean(axis=1)
     audio /= 32768.0
-    f = features(audio)
     k, s = activation(model, audio)
-    frames = list(range(0, len(f), max(1, len(f) // 40)))
-    print(json.dumps({'frames': frames, 'kick': [round(float(k[i]), 6) for i in frames],
-                      'snare': [round(float(s[i]), 6) for i in frames],
-                      'bands': [[round(float(v), 5) for v in f[i, :BANDS]] for i in frames[:5]]}))
+    drum = k + s
+    frames = sorted(set(np.flatnonzero(drum > 0.05)[:48].tolist()) | set(range(0, len(drum), 50)))
+    print(',\n'.join(f'        ({i}, {drum[i]:.4f})' for i in frames))
 
 
 # ---------------------------------------------------------------- the bar phase: a back-beat template

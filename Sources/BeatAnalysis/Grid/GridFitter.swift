@@ -41,7 +41,8 @@ public struct GridFitter: Sendable {
     /// moves onto it.
     public func fit(
         _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil,
-        lowLevels: [Float]? = nil, blockLevels: CompactFloats? = nil, blockDuration: Double = 0, bandLevels: [UInt8]? = nil,
+        lowLevels: [Float]? = nil, blockLevels: CompactFloats? = nil, blockDuration: Double = 0,
+        bandLevels: [UInt8]? = nil,
         drums: DrumFrames? = nil
     ) throws(GridFitError)
         -> GridFit

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+import TestSynth
+import Testing
+
+@testable import BeatAnalysis
+
+/// The learned kick and snare detector (`DrumBands`, `DrumDetector`) and the check that moves the beats
+/// onto the drums when they sit clearly between them.
+@Suite("Drum detector")
+struct DrumDetectorTests {
+    /// A drum pattern at 22.05 kHz (no resampler between it and the detector): at 120 BPM from 0.5 s,
+    /// kick on the beats, snare on every other beat, hi-hats on the eighths.
+    static func pattern() -> (track: SynthTrack, beats: [Double]) {
+        TestTracks.drums(bpm: 120, start: 0.5, duration: 8, sampleRate: AnalysisFrame.analysisSampleRate)
+    }
+
+    /// The detector's frames of `track`, through the streaming pass.
+    static func frames(of track: SynthTrack) throws -> DrumFrames {
+        let folder = try TestTracks.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("drums.wav")
+        try WAVWriter.write(track, to: url)
+        return try AudioAnalyzer().analyze(url).drums
+    }
+
+    /// What `tools/learned/drums.py reference` prints for ``pattern()`` written as a 16-bit WAV: kick
+    /// plus snare at its first 48 frames above 0.05 and every 50th frame (the network in Python, on
+    /// its own float features): written
+    /// with `WAVWriter.write(pattern().track, to:)` and read by `drums.py reference FILE`.
+    static let reference: [(frame: Int, drums: Float)] = [
+        (0, 0.0000),
+        (42, 0.9934),
+        (43, 1.0001),
+        (46, 0.9742),
+        (50, 0.0000),
+        (85, 1.0000),
+        (86, 1.0009),
+        (100, 0.0000),
+        (128, 0.9823),
+        (129, 1.0002),
+        (132, 0.9809),
+        (150, 0.0002),
+        (171, 0.9999),
+        (172, 1.0002),
+        (200, 0.0000),
+        (214, 0.9232),
+        (215, 1.0001),
+        (218, 0.9799),
+        (250, 0.0000),
+        (257, 0.9927),
+        (258, 1.0001),
+        (300, 0.8846),
+        (301, 1.0000),
+        (304, 0.9889),
+        (343, 0.9920),
+        (344, 1.0034),
+        (350, 0.0000),
+        (386, 0.9281),
+        (387, 1.0000),
+        (390, 0.9809),
+        (391, 0.0702),
+        (400, 0.0000),
+        (429, 0.7884),
+        (430, 1.0000),
+        (450, 0.0000),
+        (473, 1.0000),
+        (476, 0.9348),
+        (477, 0.5064),
+        (500, 0.0000),
+        (515, 0.6707),
+        (516, 0.9999),
+        (550, 0.0000),
+        (559, 0.9999),
+        (560, 0.1194),
+        (563, 0.9752),
+        (600, 0.0000),
+        (602, 1.0000),
+        (645, 0.9972),
+        (646, 1.0000),
+        (649, 0.9663),
+        (650, 0.0000),
+    ]
+
+    @Test("the port gives the Python network's kick and snare on the same audio, within the bytes' rounding")
+    func matchesPython() throws {
+        var frames = try Self.frames(of: Self.pattern().track)
+        try #require(!Self.reference.isEmpty)
+        for (frame, expected) in Self.reference {
+            try #require(frame < frames.count)
+            #expect(abs(frames.drums(at: frame) - expected) < 0.05, "frame \(frame)")
+        }
+    }
+
+    @Test("the detector fires at the kicks and snares and stays low between them")
+    func firesOnTheDrums() throws {
+        let (track, beats) = Self.pattern()
+        var frames = try Self.frames(of: track)
+        let hop = AnalysisFrame.analysis.hopDuration
+        var onBeats: [Float] = []
+        var between: [Float] = []
+        for beat in beats.dropFirst().dropLast() {
+            onBeats.append(try #require(DrumDetector.strength(&frames, at: beat, frameDuration: hop)))
+            between.append(try #require(DrumDetector.strength(&frames, at: beat + 0.25, frameDuration: hop)))
+        }
+        let onMean = onBeats.reduce(0, +) / Float(onBeats.count)
+        let betweenMean = between.reduce(0, +) / Float(between.count)
+        #expect(onMean > 0.8, "kick plus snare on the beats \(onMean)")
+        #expect(betweenMean < onMean / 2, "between the beats \(betweenMean), on them \(onMean)")
+    }
+
+    /// Frames (hop 10 ms) with kick plus snare 1 at the points `fraction` of the way through each of
+    /// `beats`' intervals and 0.1 elsewhere.
+    static func frames(_ beats: [Double], drumsAt fraction: Double) -> DrumFrames {
+        var values = [Float](repeating: 0.1, count: Int(((beats.last ?? 0) + 2) / 0.01))
+        for (beat, next) in zip(beats, beats.dropFirst()) {
+            values[Int(((beat + fraction * (next - beat)) / 0.01).rounded())] = 1
+        }
+        return DrumFrames(drums: values)
+    }
+
+    static let beats = (0..<40).map { 1 + Double($0) * 0.5 }
+
+    /// Where the drums sit (a fraction of each beat) and the shift the check should give.
+    static let placements: [(drumsAt: Double, shift: Double?)] = [
+        (0.5, 0.5), (1.0 / 3.0, 1.0 / 3.0), (2.0 / 3.0, 2.0 / 3.0), (0, nil),
+    ]
+
+    @Test(
+        "the check moves the beats by the fraction of a beat where the drums are, and keeps beats on them",
+        arguments: placements)
+    func check(drumsAt fraction: Double, expected: Double?) {
+        var frames = Self.frames(Self.beats, drumsAt: fraction)
+        let shift = DrumDetector.betterShift(of: Self.beats, frames: &frames, frameDuration: 0.01)
+        #expect(shift.map { abs($0 - (expected ?? -1)) < 1e-9 } ?? (expected == nil))
+    }
+
+    @Test("the check reads no fewer than 8 beats, and only those of the first five minutes")
+    func checkNeedsBeats() {
+        var frames = Self.frames(Self.beats, drumsAt: 0.5)
+        #expect(DrumDetector.betterShift(of: Array(Self.beats.prefix(7)), frames: &frames, frameDuration: 0.01) == nil)
+        let late = Self.beats.map { $0 + DrumBands.span }
+        #expect(DrumDetector.betterShift(of: late, frames: &frames, frameDuration: 0.01) == nil)
+    }
+
+    @Test("a grid moves by its own beat's fraction and keeps its tempo; beats moved past the end go")
+    func shiftedSegments() throws {
+        let grid = FittedSegment(bpm: 120, firstBeat: 1, beats: [1, 1.5, 2, 2.5])
+        let followed = [
+            FittedSegment(bpm: 60, firstBeat: 3, beats: [3]), FittedSegment(bpm: 120, firstBeat: 4, beats: [4]),
+        ]
+        let moved = GridFitter.shifted([grid] + followed, by: 0.5, duration: 4.2)
+        try #require(moved.count == 2)
+        #expect(moved[0] == FittedSegment(bpm: 120, firstBeat: 1.25, beats: [1.25, 1.75, 2.25, 2.75]))
+        #expect(moved[1] == FittedSegment(bpm: 60, firstBeat: 3.5, beats: [3.5]))
+    }
+
+    @Test("compact floats keep 8 significant bits, the full range and NaN")
+    func compactFloats() {
+        let values: [Float] = [0, 1, -2.5, 1e-30, 3e30, 0.1, 123.456]
+        let compact = CompactFloats(values)
+        #expect(compact.count == values.count)
+        for (stored, value) in zip(compact, values) {
+            #expect(abs(stored - value) <= abs(value) / 256, "\(value) → \(stored)")
+        }
+        #expect(CompactFloats([Float.nan])[0].isNaN)
+    }
+}
