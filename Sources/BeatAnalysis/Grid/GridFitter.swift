@@ -161,28 +161,32 @@ public struct GridFitter: Sendable {
             fittedSegments = followed(tracked, duration: duration)
             chosen.score = trackedSalience
         }
+        // Beats on the start of the transients they stand for, a first beat a hair before the file's
+        // start at 0 s.
+        func aligned(_ segments: [FittedSegment]) -> [FittedSegment] {
+            guard let blockLevels,
+                let shift = TransientAlignment.shift(
+                    beats: segments.flatMap(\.beats), blockLevels: blockLevels, blockDuration: blockDuration)
+            else { return Self.startingAtZero(segments) }
+            return Self.startingAtZero(
+                segments.compactMap { segment in
+                    let moved = segment.beats.map { $0 + shift }.filter { $0 >= -Self.startReach && $0 < duration }
+                    guard let first = moved.first else { return nil }
+                    return FittedSegment(bpm: segment.bpm, firstBeat: first, beats: moved)
+                })
+        }
+        fittedSegments = aligned(fittedSegments)
         // Beats where the drums are, when the drums sit clearly between them (a third, a half or two
         // thirds of a beat on) rather than on them: the learned detector tells a kick and a snare from
-        // the bass line, hi-hats and stabs the rules above read alike.
+        // the bass line, hi-hats and stabs the rules above read alike. Read on the beats as they would
+        // be written (the detector's peaks are a few hops wide, so the transients' shift matters), as
+        // tools/learned/drums.py measured it; beats that move are put on their transients again.
         if var frames = drums,
             let shift = DrumDetector.betterShift(
                 of: fittedSegments.flatMap(\.beats), frames: &frames, frameDuration: envelope.hopDuration)
         {
-            fittedSegments = Self.shifted(fittedSegments, by: shift, duration: duration)
+            fittedSegments = aligned(Self.shifted(fittedSegments, by: shift, duration: duration))
         }
-        // Beats on the start of the transients they stand for.
-        if let blockLevels,
-            let shift = TransientAlignment.shift(
-                beats: fittedSegments.flatMap(\.beats), blockLevels: blockLevels, blockDuration: blockDuration)
-        {
-            fittedSegments = fittedSegments.compactMap { segment in
-                let moved = segment.beats.map { $0 + shift }.filter { $0 >= -Self.startReach && $0 < duration }
-                guard let first = moved.first else { return nil }
-                return FittedSegment(bpm: segment.bpm, firstBeat: first, beats: moved)
-            }
-        }
-        // A first beat a hair before the file's start is the music's first beat, at 0 s.
-        fittedSegments = Self.startingAtZero(fittedSegments)
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
         let method: FitMethod
