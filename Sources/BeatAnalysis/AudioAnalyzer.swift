@@ -160,7 +160,8 @@ public struct AudioAnalysis: Sendable {
     /// Samples per block of ``blockLevels`` at the analysis rate.
     public static let blockSize = TransientAlignment.blockSize
     /// Seconds of audio ``blockLevels`` covers at most: five minutes hold hundreds of beats, enough to
-    /// place one shift for the whole map, and keep the blocks' memory to 1.7 MB whatever the length.
+    /// place one shift for the whole map, and keep the blocks' memory to 0.85 MB (bfloat16) whatever
+    /// the length.
     public static let blockLevelsSpan = 300.0
     /// Seconds per block of ``blockLevels``.
     public var blockDuration: Double { Double(Self.blockSize) / Double(frame.sampleRate) }
