@@ -149,8 +149,9 @@ public struct AudioAnalysis: Sendable {
     /// (see `BandLevels`): what a beat sounds like, band by band. Empty unless the onset method is
     /// `specflux`.
     public var bandLevels: [UInt8] = []
-    /// Kick plus snare, per hop from 0 s over the first five minutes and a few seconds: the learned drum
-    /// detector's output (see `DrumDetector`), from which the beats may move onto the drums.
+    /// The learned drum detector's frames, one per hop from 0 s over the first five minutes and a few
+    /// seconds (see `DrumFrames`): where the kick and the snare are, from which the beats may move
+    /// onto the drums.
     public var drums = DrumFrames()
     /// Mean square of the mono signal's second difference (a high-pass: the attacks, not the bass) at the
     /// analysis rate in blocks of ``blockSize`` samples (0.73 ms; block `i` spans `i × blockDuration`

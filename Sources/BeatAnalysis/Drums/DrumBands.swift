@@ -19,7 +19,7 @@ final class DrumBands {
     static let lowestFrequency = 30.0
     /// Upper edge of the highest band, in Hz.
     static let highestFrequency = 11_000.0
-    /// Seconds of beats the check reads (``DrumDetector/betterShift(of:)``).
+    /// Seconds of beats the check reads (``DrumDetector/betterShift(of:frames:frameDuration:)``).
     static let span = 300.0
     /// Seconds of frames kept beyond ``span``: a beat's shifted points and the network's context.
     static let margin = 3.0

@@ -36,6 +36,7 @@ enum DrumDetector {
         let secondBiases: [Float]
     }
 
+    /// ``firstWeights`` and the rest, checked once against the shapes ``drums(at:of:table:)`` reads.
     static let weights: Weights? = {
         guard firstWeights.count == offsets.count * featureCount * hiddenCount, firstBiases.count == hiddenCount,
             secondWeights.count == hiddenCount * 2, secondBiases.count == 2
@@ -45,7 +46,8 @@ enum DrumDetector {
 
     /// Each band byte's level as `drums.py` normalises it for the frames of `values`
     /// (``DrumBands/values``): less the song's loud level (the 95th percentile of the frames' loudest
-    /// band), floored 12 below it, over 4.
+    /// band), floored 12 below it, over 4. `drums.py` takes the loud level over the whole song; here it
+    /// is over the frames kept, which for a song longer than the span is its first five minutes.
     static func normalisation(of values: [UInt8]) -> [Float] {
         let bands = DrumBands.bandCount
         let count = values.count / bands
@@ -172,6 +174,7 @@ public struct DrumFrames: Sendable, Equatable {
         return values[frame]
     }
 
+    /// Whether the two hold the same bands and the same computed values (NaN alike).
     public static func == (lhs: DrumFrames, rhs: DrumFrames) -> Bool {
         lhs.bands == rhs.bands && lhs.values.elementsEqual(rhs.values) { $0 == $1 || ($0.isNaN && $1.isNaN) }
     }
