@@ -21,6 +21,9 @@ import Foundation
 ///    beats, which one grid may now explain.
 /// 4. Each grid refined by least squares against the onsets (BPM to ≤ 0.01, phase to ≤ 1 ms on clicks)
 ///    and laid over the music (``layOut(_:novelty:span:sounding:duration:)``).
+/// 5. The beats put on the start of their transients (``TransientAlignment``), then moved onto the
+///    drums where a learned kick and snare detector finds them clearly between the beats
+///    (``DrumDetector/betterShift(of:frames:frameDuration:)``), and aligned again.
 public struct GridFitter: Sendable {
     /// The options.
     public var options: GridFitOptions
@@ -38,7 +41,8 @@ public struct GridFitter: Sendable {
     /// `blockLevels` (mean squares per block of `blockDuration` seconds, as ``AudioAnalysis/blockLevels``)
     /// put the beats on the start of their transients; `bandLevels` (as ``AudioAnalysis/bandLevels``)
     /// tell what the song's beat sounds like, so a followed section that sounds like its off-beats
-    /// moves onto it.
+    /// moves onto it; `drums` (as ``AudioAnalysis/drums``) tell where the kick and the snare are, so
+    /// beats the drums sit clearly between move onto them.
     public func fit(
         _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil,
         lowLevels: [Float]? = nil, blockLevels: CompactFloats? = nil, blockDuration: Double = 0,
