@@ -26,6 +26,9 @@ the off-beat where the rules do not.
              beats against its midpoints, for the truth and for analyze's maps.
   check-songs  the same check on the maps of a tools/bench/composed run (session 32): the composed
              songs (even and odd halves) or Freedoom's (--songs corpus/freedoom, its own split).
+  export     the network as Swift source (Sources/BeatAnalysis/Drums/DrumDetectorWeights.swift): the
+             analyzer runs it since session 32 (docs/analyze.md, step 8).
+  reference  kick plus snare of one 22.05 kHz WAV at some frames, for DrumDetectorTests.reference.
 
   bash tools/learned/setup.sh
   tools/learned/out/venv/bin/python3 tools/learned/drums.py make --clips 300
@@ -879,7 +882,7 @@ if __name__ == '__main__':
                    help='the songs folder that run scored (default: songs.py\'s)')
     c.add_argument('--t-min', type=float, default=5.0)
     x = sub.add_parser('export', help='the network as Swift source for the analyzer')
-    r = sub.add_parser('reference', help='features and activation of one 22.05 kHz WAV, as JSON')
+    r = sub.add_parser('reference', help='kick plus snare of one 22.05 kHz WAV at some frames, as Swift source')
     r.add_argument('wav')
     for p in (m, t, e, c, x, r):
         p.add_argument('--set', choices=SETS, default='gm',
