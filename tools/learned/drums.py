@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A kick and snare detector learned from our own songs, measured before anything is built on it
-(tools/learned/README.md, "Which sound is the kick").
+"""A kick and snare detector learned from our own songs, measured before it was built on and, since
+session 32, run by the analyzer (tools/learned/README.md, "Which sound is the kick").
 
 The analyzer's phase rules read the kick from a 150 Hz low band, which a bass line fools, and the
 learned activation of experiment.py did not learn which sound is the kick from 58 songs. This asks
