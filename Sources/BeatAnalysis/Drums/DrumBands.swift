@@ -93,8 +93,8 @@ final class DrumBands {
         del_cvec(magnitudes)
     }
 
-    /// Whether frames are still being kept.
-    var isCollecting: Bool { values.count < frameCap * Self.bandCount }
+    /// Whether frames are still being kept: the span is not over and the song has not ended.
+    var isCollecting: Bool { frames.count == 0 && values.count < frameCap * Self.bandCount }
 
     /// The detector's frames: the kept bands (``finish()``), or, once the span is over, kick plus
     /// snare at every frame, after which the bands go (an hour's analysis holds 4 bytes a frame of the
@@ -119,7 +119,7 @@ final class DrumBands {
     /// Adds one hop of samples. Frame `k − 1` is complete once hop `k` has arrived: it spans the 1024
     /// samples centred on hop `k − 1`'s start (the first frame's left half is silence, as in `drums.py`).
     func add(_ samples: UnsafePointer<Float>) {
-        guard isCollecting, frames.count == 0 else { return }
+        guard isCollecting else { return }
         let size = Self.frameSize
         let data = frame.data
         data.update(from: data + hop, count: size - hop)

@@ -28,21 +28,10 @@ enum DrumDetector {
     /// Fewest beats the check reads.
     static let minimumBeats = 8
 
-    /// The network's weights, when they have the shapes the code reads (they are generated).
-    struct Weights: Sendable {
-        let first: [Float]
-        let firstBiases: [Float]
-        let second: [Float]
-        let secondBiases: [Float]
-    }
-
-    /// ``firstWeights`` and the rest, checked once against the shapes ``drums(at:of:table:)`` reads.
-    static let weights: Weights? = {
-        guard firstWeights.count == offsets.count * featureCount * hiddenCount, firstBiases.count == hiddenCount,
-            secondWeights.count == hiddenCount * 2, secondBiases.count == 2
-        else { return nil }
-        return Weights(first: firstWeights, firstBiases: firstBiases, second: secondWeights, secondBiases: secondBiases)
-    }()
+    /// Whether ``firstWeights`` and the rest (generated) have the shapes ``drums(at:of:table:)`` reads.
+    static let weightsFit =
+        firstWeights.count == offsets.count * featureCount * hiddenCount && firstBiases.count == hiddenCount
+        && secondWeights.count == hiddenCount * 2 && secondBiases.count == 2
 
     /// Each band byte's level as `drums.py` normalises it for the frames of `values`
     /// (``DrumBands/values``): less the song's loud level (the 95th percentile of the frames' loudest
@@ -68,11 +57,11 @@ enum DrumDetector {
     static func drums(at frame: Int, of values: [UInt8], table: [Float]) -> Float {
         let bands = DrumBands.bandCount
         let count = values.count / bands
-        guard let weights, frame >= 0, frame < count, table.count == 256 else { return 0 }
+        guard weightsFit, frame >= 0, frame < count, table.count == 256 else { return 0 }
         let hidden = hiddenCount
-        var sums = weights.firstBiases
+        var sums = firstBiases
         sums.withUnsafeMutableBufferPointer { sums in
-            weights.first.withUnsafeBufferPointer { w in
+            firstWeights.withUnsafeBufferPointer { w in
                 values.withUnsafeBufferPointer { levels in
                     for (slot, offset) in offsets.enumerated() {
                         let row = max(0, min(count - 1, frame + offset))
@@ -90,11 +79,11 @@ enum DrumDetector {
                 }
             }
         }
-        var kick = weights.secondBiases[0]
-        var snare = weights.secondBiases[1]
+        var kick = secondBiases[0]
+        var snare = secondBiases[1]
         for unit in 0..<hidden where sums[unit] > 0 {
-            kick += sums[unit] * weights.second[2 * unit]
-            snare += sums[unit] * weights.second[2 * unit + 1]
+            kick += sums[unit] * secondWeights[2 * unit]
+            snare += sums[unit] * secondWeights[2 * unit + 1]
         }
         return 1 / (1 + exp(-kick)) + 1 / (1 + exp(-snare))
     }
@@ -142,7 +131,7 @@ enum DrumDetector {
 /// band levels, from which kick plus snare is computed at the frames the check reads, once each; for a
 /// longer one, kick plus snare at every frame, computed when the span was over so the bands' 24 bytes a
 /// frame could go.
-public struct DrumFrames: Sendable, Equatable {
+public struct DrumFrames: Sendable {
     /// Band levels, ``DrumBands/bandCount`` bytes per frame, where kept.
     private var bands: [UInt8] = []
     /// ``DrumDetector/normalisation(of:)`` of ``bands``.
@@ -172,10 +161,5 @@ public struct DrumFrames: Sendable, Equatable {
     mutating func drums(at frame: Int) -> Float {
         if values[frame].isNaN { values[frame] = DrumDetector.drums(at: frame, of: bands, table: table) }
         return values[frame]
-    }
-
-    /// Whether the two hold the same bands and the same computed values (NaN alike).
-    public static func == (lhs: DrumFrames, rhs: DrumFrames) -> Bool {
-        lhs.bands == rhs.bands && lhs.values.elementsEqual(rhs.values) { $0 == $1 || ($0.isNaN && $1.isNaN) }
     }
 }
