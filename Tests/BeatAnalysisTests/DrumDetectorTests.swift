@@ -151,10 +151,25 @@ struct DrumDetectorTests {
         let followed = [
             FittedSegment(bpm: 60, firstBeat: 3, beats: [3]), FittedSegment(bpm: 120, firstBeat: 4, beats: [4]),
         ]
-        let moved = GridFitter.shifted([grid] + followed, by: 0.5, duration: 4.2)
+        let moved = GridFitter.shifted([grid] + followed, by: [0.5, 0.5, 0.5], duration: 4.2)
         try #require(moved.count == 2)
         #expect(moved[0] == FittedSegment(bpm: 120, firstBeat: 1.25, beats: [1.25, 1.75, 2.25, 2.75]))
         #expect(moved[1] == FittedSegment(bpm: 60, firstBeat: 3.5, beats: [3.5]))
+    }
+
+    @Test("each segment moves by its own fraction; a beat moved too near the next segment's first goes")
+    func shiftedEachSegment() throws {
+        let slow = FittedSegment(bpm: 60, firstBeat: 0, beats: [0, 1, 2, 3])
+        let fast = FittedSegment(bpm: 120, firstBeat: 3.5, beats: [3.5, 4, 4.5])
+        let moved = GridFitter.shifted([slow, fast], by: [2.0 / 3.0, nil], duration: 10)
+        try #require(moved.count == 2)
+        // 3⅔ s would come after the fast grid's first beat, 3.5 s: it goes.
+        #expect(moved[0].beats.count == 3)
+        #expect(abs(moved[0].firstBeat - 2.0 / 3.0) < 1e-12)
+        #expect(abs((moved[0].beats.last ?? 0) - 8.0 / 3.0) < 1e-12)
+        #expect(moved[1] == fast)
+        let other = GridFitter.shifted([slow, fast], by: [nil, 0.5], duration: 10)
+        #expect(other == [slow, FittedSegment(bpm: 120, firstBeat: 3.75, beats: [3.75, 4.25, 4.75])])
     }
 
     @Test("compact floats keep 8 significant bits, the full range and NaN")

@@ -185,11 +185,23 @@ public struct GridFitter: Sendable {
         // the bass line, hi-hats and stabs the rules above read alike. Read on the beats as they would
         // be written (the detector's peaks are a few hops wide, so the transients' shift matters), as
         // tools/learned/drums.py measured it; beats that move are put on their transients again.
-        if var frames = drums,
-            let shift = DrumDetector.betterShift(
-                of: fittedSegments.flatMap(\.beats), frames: &frames, frameDuration: envelope.hopDuration)
-        {
-            fittedSegments = aligned(Self.shifted(fittedSegments, by: shift, duration: duration))
+        // Grids with tempo changes between them are checked one by one: a tempo change is where a
+        // medley's next song starts, and each song's drums say where its own beat is.
+        if var frames = drums {
+            let hop = envelope.hopDuration
+            let shifts: [Double?]
+            if case .grid(let pieces) = model, pieces.count > 1 {
+                shifts = fittedSegments.map {
+                    DrumDetector.betterShift(of: $0.beats, frames: &frames, frameDuration: hop)
+                }
+            } else {
+                let shift = DrumDetector.betterShift(
+                    of: fittedSegments.flatMap(\.beats), frames: &frames, frameDuration: hop)
+                shifts = Array(repeating: shift, count: fittedSegments.count)
+            }
+            if shifts.contains(where: { $0 != nil }) {
+                fittedSegments = aligned(Self.shifted(fittedSegments, by: shifts, duration: duration))
+            }
         }
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)

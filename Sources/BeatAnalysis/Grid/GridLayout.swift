@@ -60,15 +60,26 @@ extension GridFitter {
     /// the most that alignment can move a beat later.
     static let startReach = startTolerance + TransientAlignment.searchRange.upperBound
 
-    /// `segments` with every beat moved `fraction` of its segment's beat later (a grid keeps its tempo
-    /// and moves its phase; followed beats, a segment each, move that far towards the next); beats moved
-    /// to the end of the audio or past it are dropped, and a segment left without beats goes.
-    static func shifted(_ segments: [FittedSegment], by fraction: Double, duration: Double) -> [FittedSegment] {
-        segments.compactMap { segment in
-            guard segment.bpm > 0 else { return segment }
-            let moved = segment.beats.map { $0 + fraction * 60 / segment.bpm }.filter { $0 < duration }
-            guard let first = moved.first else { return nil }
-            return FittedSegment(bpm: segment.bpm, firstBeat: first, beats: moved)
+    /// `segments` with every beat of segment `i` moved `fractions[i]` of its segment's beat later (a
+    /// grid keeps its tempo and moves its phase; followed beats, a segment each, move that far towards
+    /// the next), `nil` leaving a segment where it is. Beats moved to the end of the audio or past it,
+    /// or to within a third of their own beat of the next segment's first beat, are dropped, and a
+    /// segment left without beats goes.
+    static func shifted(_ segments: [FittedSegment], by fractions: [Double?], duration: Double) -> [FittedSegment] {
+        let moved = zip(segments, fractions).map { segment, fraction -> FittedSegment in
+            guard let fraction, segment.bpm > 0 else { return segment }
+            let beats = segment.beats.map { $0 + fraction * 60 / segment.bpm }
+            return FittedSegment(bpm: segment.bpm, firstBeat: beats.first ?? segment.firstBeat, beats: beats)
+        }
+        return moved.indices.compactMap { index in
+            let segment = moved[index]
+            var end = duration
+            if index + 1 < moved.count, let next = moved[index + 1].beats.first, segment.bpm > 0 {
+                end = min(end, next - 20 / segment.bpm)
+            }
+            let beats = segment.beats.filter { $0 < end }
+            guard let first = beats.first else { return nil }
+            return FittedSegment(bpm: segment.bpm, firstBeat: first, beats: beats)
         }
     }
 
