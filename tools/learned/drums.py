@@ -738,7 +738,11 @@ def export(args):
     assert model.coefs_[0].shape[0] == len(OFFSETS) * 2 * BANDS and model.coefs_[1].shape == (hidden, 2)
 
     def literal(array):
-        values = [str(v) for v in np.asarray(array, dtype=np.float32).ravel()]  # shortest float32 round trip
+        array = np.asarray(array, dtype=np.float32).ravel()
+        # Subnormal weights (under 1.2e-38, from units training left unused) are written as 0: Swift
+        # warns that such literals lose precision, and none of them can move an output.
+        array = np.where(np.abs(array) < np.finfo(np.float32).tiny, np.float32(0), array)
+        values = [str(v) for v in array]  # shortest float32 round trip
         return ',\n'.join('        ' + ', '.join(values[i:i + 8]) for i in range(0, len(values), 8))
 
     arrays = (('firstWeights', model.coefs_[0], 'inputs × hidden, row-major'),
