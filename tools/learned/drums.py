@@ -19,6 +19,8 @@ the off-beat where the rules do not.
              Hydrogen songs use), two in three with an electronic bass and chord stabs mostly between
              the beats (a sine, or a filtered saw or square, sharp attack, 40-110 Hz, sometimes long
              like an 808 bass): the sounds a 150 Hz low band, and the first detector, took for kicks in LMMS songs.
+             `--set synth` (session 33) is the electronic set with a synthesised kit (a kick's sine
+             falling in pitch, as drum machines and LMMS's Kicker make it) in place of the Hydrogen kits.
   train      a small network (scikit-learn) on per-frame log bands and their rises at a few offsets
              around the frame, saying "a kick starts here" and "a snare starts here".
   evaluate   on the corpus's train split (or --split validation, once): detection against the MIDI
@@ -36,6 +38,7 @@ the off-beat where the rules do not.
   tools/learned/out/venv/bin/python3 tools/learned/drums.py evaluate --accuracy-json acc.json
   ... make --set electronic --clips 1000; train --set electronic (or --set both: both sets' clips);
   evaluate --set electronic|both
+  ... make --set synth --clips 1000; train --set gmsynth (gm's and synth's clips); evaluate --set gmsynth
   tools/learned/out/venv/bin/python3 tools/learned/drums.py check-songs --composed-json composed.json \
       [--songs corpus/freedoom]
 """
@@ -60,7 +63,7 @@ bench = accuracy_module.load()
 
 OUT = os.path.join(ROOT, 'tools', 'learned', 'out', 'drums')
 # --set electronic (session 30): its own clips, model and activations under OUT/electronic/.
-SETS = ('gm', 'electronic', 'both')  # both: trained on the clips of the other two
+SETS = ('gm', 'electronic', 'both', 'synth', 'gmsynth')  # both: gm and electronic's clips; gmsynth: gm and synth's
 # Hydrogen kits (Debian hydrogen-drumkits) the electronic set draws from. The corpus's Hydrogen songs
 # use GMRockKit and TR808EmulationKit (hydrogen-data), so neither is here.
 HYDROGEN_KITS = '/usr/share/hydrogen/data/drumkits'
@@ -304,6 +307,93 @@ def render_kit(rng, kit, drums, bpm, frames):
     return out, hits
 
 
+def synth_voice(rng, role):
+    """One drum sound made the way drum machines and synth plugins make them (LMMS's Kicker, a TR-808's
+    circuits), with its parameters drawn once per clip: a kick is a sine whose pitch falls fast from
+    100-400 Hz to 35-70 Hz, sometimes with a click or some drive; a snare a tone of 150-300 Hz under
+    band-passed noise; a clap three or four noise bursts; a hat high-passed noise; a tom a slower, higher
+    sweep; other percussion a short tone. What tells a kick from an electronic bass note (electronic_part)
+    is the falling pitch and the short decay."""
+    from scipy.signal import butter, lfilter
+    def noise(n):
+        return rng.standard_normal(n).astype(np.float32)
+    if role == 'kick':
+        start, end = float(np.exp(rng.uniform(np.log(100), np.log(400)))), rng.uniform(35, 70)
+        sweep, decay = rng.uniform(0.01, 0.06), rng.uniform(0.08, 0.5)
+        n = int(min(1.5, 5 * decay) * SR)
+        time = np.arange(n) / SR
+        freq = end + (start - end) * np.exp(-time / sweep)
+        x = np.sin(2 * np.pi * np.cumsum(freq) / SR) * np.exp(-time / decay)
+        if rng.random() < 0.5:  # a click at the start
+            click = noise(n) * np.exp(-time / rng.uniform(0.001, 0.005)) * rng.uniform(0.1, 0.6)
+            x = x + click
+        if rng.random() < 0.3:  # drive
+            x = np.tanh(x * rng.uniform(1.5, 6))
+    elif role in ('snare', 'clap'):
+        decay = rng.uniform(0.05, 0.3)
+        n = int(min(1.5, 5 * decay) * SR)
+        time = np.arange(n) / SR
+        lo, hi = rng.uniform(800, 3000), rng.uniform(5000, 10000)
+        b, a = butter(2, [lo / (SR / 2), hi / (SR / 2)], btype='band')
+        hiss = lfilter(b, a, noise(n))
+        if role == 'clap':
+            env = np.zeros(n)
+            for k in range(int(rng.integers(3, 5))):
+                at = int(k * rng.uniform(0.006, 0.012) * SR)
+                env[at:] += np.exp(-(time[:n - at]) / (0.01 if k < 3 else decay))
+            x = hiss * env
+        else:
+            tone = np.sin(2 * np.pi * rng.uniform(150, 300) * time) * np.exp(-time / rng.uniform(0.03, 0.12))
+            x = hiss * np.exp(-time / decay) + tone * rng.uniform(0.2, 1.0)
+    elif role == 'hat':
+        decay = rng.uniform(0.02, 0.25)
+        n = int(min(1.5, 5 * decay) * SR)
+        b, a = butter(2, rng.uniform(5000, 9000) / (SR / 2), btype='high')
+        x = lfilter(b, a, noise(n)) * np.exp(-np.arange(n) / SR / decay)
+    elif role == 'tom':
+        start, end = rng.uniform(150, 500), rng.uniform(80, 200)
+        decay = rng.uniform(0.1, 0.4)
+        n = int(min(1.5, 5 * decay) * SR)
+        time = np.arange(n) / SR
+        freq = end + max(0.0, start - end) * np.exp(-time / rng.uniform(0.02, 0.1))
+        x = np.sin(2 * np.pi * np.cumsum(freq) / SR) * np.exp(-time / decay)
+    elif role == 'cymbal':
+        decay = rng.uniform(0.4, 1.2)
+        n = int(1.5 * SR)
+        b, a = butter(2, rng.uniform(3000, 7000) / (SR / 2), btype='high')
+        x = lfilter(b, a, noise(n)) * np.exp(-np.arange(n) / SR / decay)
+    else:
+        decay = rng.uniform(0.02, 0.1)
+        n = int(5 * decay * SR)
+        time = np.arange(n) / SR
+        x = np.sin(2 * np.pi * rng.uniform(400, 2000) * time) * np.exp(-time / decay)
+    x = np.asarray(x, np.float32)
+    return x / (np.max(np.abs(x)) + 1e-9)
+
+
+def render_synth(rng, drums, bpm, frames):
+    """The drum events played by a synthesised kit (synth_voice, one sound per role), at their exact
+    times. Returns the audio and each kick's and snare's start in seconds."""
+    voices = {role: synth_voice(rng, role) for role in ('kick', 'snare', 'hat', 'tom', 'cymbal', 'perc')}
+    if rng.random() < 0.4:
+        voices['snare'] = synth_voice(rng, 'clap')
+    out = np.zeros(frames, np.float32)
+    hits = {'kick': [], 'snare': []}
+    gains = {'kick': 1.0, 'snare': 0.8, 'hat': rng.uniform(0.1, 0.4), 'tom': 0.6, 'cymbal': 0.3, 'perc': 0.3}
+    for tick, _, key, velocity, _ in drums:
+        role = gm_role(key)
+        t = tick / PPQ * 60.0 / bpm
+        start = int(round(t * SR))
+        if start >= frames:
+            continue
+        x = voices[role] * (velocity / 127.0) * gains[role]
+        end = min(frames, start + len(x))
+        out[start:end] += x[:end - start]
+        if role in hits:
+            hits[role].append(t)
+    return out, hits
+
+
 def electronic_part(rng, bpm, per_bar, frames):
     """Sounds of electronic music that are not drums, often between the beats: a bass (a sine or a
     filtered saw, sharp attack, 40-110 Hz), sometimes long like an 808 bass, and chord stabs or plucks.
@@ -398,15 +488,16 @@ def with_music(meta, drums_audio, music, midi_path, frames):
 
 
 def make(args):
-    if args.set == 'both':
-        sys.exit('drums.py make: make the gm and the electronic sets; `train --set both` reads their clips')
+    if args.set in ('both', 'gmsynth'):
+        sys.exit('drums.py make: make the sets it joins; `train --set both|gmsynth` reads their clips')
     # Both sets render their music, and some of their drums, with these soundfonts.
     missing = sorted({f for f in MUSIC_FONTS + tuple(f for f, _ in DRUM_FONTS) if not os.path.exists(f)})
     if missing:
         sys.exit(f'drums.py make: missing soundfonts {", ".join(missing)}; install the Debian packages '
                  'musescore-general-soundfont-small, csound-soundfont and avldrums.lv2-soundfont')
-    electronic_set = args.set == 'electronic'
-    if electronic_set:
+    electronic_set = args.set in ('electronic', 'synth')
+    synth_set = args.set == 'synth'
+    if args.set == 'electronic':
         kits = [k for k in KIT_NAMES if not os.path.exists(os.path.join(HYDROGEN_KITS, k, 'drumkit.xml'))]
         if kits:
             sys.exit(f'drums.py make: missing Hydrogen kits {", ".join(kits)}; install the Debian package '
@@ -420,15 +511,18 @@ def make(args):
         base = os.path.join(folder, f'clip{i:04d}')
         if os.path.exists(base + '.npz'):
             continue
-        rng = np.random.default_rng((50_000 if electronic_set else 1000) + i)
+        rng = np.random.default_rng((90_000 if synth_set else 50_000 if electronic_set else 1000) + i)
         meta, drums, music, truth = random_song(rng)
         frames = int(32 * SR)
         kit = None
         if electronic_set and rng.random() < 0.5:
-            kit = KIT_NAMES[int(rng.integers(len(KIT_NAMES)))]
+            kit = 'synth' if synth_set else KIT_NAMES[int(rng.integers(len(KIT_NAMES)))]
         with tempfile.TemporaryDirectory() as tmp:
             dm, mm = os.path.join(tmp, 'd.mid'), os.path.join(tmp, 'm.mid')
-            if kit:
+            if kit == 'synth':
+                d, hits = render_synth(rng, drums, meta['bpm'], frames)
+                kicks, snares = np.unique(hits['kick']), np.unique(hits['snare'])
+            elif kit:
                 d, hits = render_kit(rng, kit, drums, meta['bpm'], frames)
                 kicks, snares = np.unique(hits['kick']), np.unique(hits['snare'])
             else:
@@ -503,8 +597,8 @@ def labels(count, times):
 
 def train(args):
     from sklearn.neural_network import MLPClassifier
-    folders = [os.path.join(set_dir(name), 'clips') for name in (('gm', 'electronic') if args.set == 'both'
-                                                                   else (args.set,))]
+    joined = {'both': ('gm', 'electronic'), 'gmsynth': ('gm', 'synth')}
+    folders = [os.path.join(set_dir(name), 'clips') for name in joined.get(args.set, (args.set,))]
     clips = sorted(os.path.join(folder, f) for folder in folders for f in os.listdir(folder) if f.endswith('.npz'))
     rng = np.random.default_rng(0)
     xs, ys = [], []
@@ -891,7 +985,9 @@ if __name__ == '__main__':
     for p in (m, t, e, c, x, r):
         p.add_argument('--set', choices=SETS, default='gm',
                        help='gm: the GM soundfonts\' kits (session 25); electronic: Hydrogen kits too, and an '
-                            'electronic bass and stabs (session 30); both: trained on both sets\' clips')
+                            'electronic bass and stabs (session 30); both: trained on both sets\' clips; synth: '
+                            'a synthesised kit instead of Hydrogen\'s (session 33); gmsynth: trained on gm\'s and '
+                            'synth\'s clips')
     args = parser.parse_args()
     {'make': make, 'train': train, 'evaluate': evaluate, 'check-songs': check_songs, 'export': export,
      'reference': reference}[args.command](args)
