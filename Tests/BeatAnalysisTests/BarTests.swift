@@ -137,6 +137,34 @@ struct BarTests {
         ])
     }
 
+    @Test("the bass is read on the first half of each beat: a note pushed ahead of the downbeat counts for it")
+    func bassOnTheBeat() throws {
+        // 4/4 at 120 BPM, hops of 10 ms: a root note struck on each downbeat and held half a beat; the
+        // other beats a softer note; and a loud note on the swung "and" of 4 (two thirds into beat 4)
+        // held into the next downbeat, as a shuffle's walking bass anticipates it.
+        let hop = 0.01
+        let beats = (0..<32).map { 0.5 + Double($0) * 0.5 }
+        var low = [Float](repeating: 0.01, count: 1800)
+        for (index, beat) in beats.enumerated() {
+            let first = Int((beat / hop).rounded())
+            for frame in first..<(first + 25) { low[frame] = index % 4 == 0 ? 1 : 0.5 }
+            if index % 4 == 3 {
+                for frame in (first + 33)..<(first + 50) { low[frame] = 4 }
+            }
+        }
+        let envelope = OnsetEnvelope(values: [Float](repeating: 0, count: low.count), hopDuration: hop, startTime: 0)
+        let features = BarFeatures(
+            beats: beats, novelty: Novelty(envelope: envelope), lowNovelty: nil, lowLevels: low,
+            chroma: CompactFloats(), hopDuration: hop)
+        let bass = try #require(features.features.first { $0.name == "bass" })
+        try #require(bass.values.count == beats.count)
+        // Inner bars only (the first and last beat stand at the mean).
+        for bar in 1..<7 {
+            let downbeat = bass.values[bar * 4]
+            for offset in 1...3 { #expect(downbeat > bass.values[bar * 4 + offset], "bar \(bar), beat \(offset + 1)") }
+        }
+    }
+
     @Test("a kick every six beats with the snare three beats later is 6/8 counted in eighths, not 3/4")
     func sixEight() throws {
         let estimate = try #require(

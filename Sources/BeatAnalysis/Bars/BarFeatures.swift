@@ -4,8 +4,8 @@ import Foundation
 
 /// What the audio says at each beat about where a bar starts, read from curves the streaming pass
 /// already made (no extra pass over the audio): the kick drum (the low band's onset strength at the
-/// beat), the bass (the low band's mean level over the beat: a bar's root note is held and played
-/// harder), and where the harmony changes (the pitch-class profile after the beat against the one
+/// beat), the bass (the low band's mean level over the first half of the beat: a bar's root note is
+/// held and played harder), and where the harmony changes (the pitch-class profile after the beat against the one
 /// before it, over one beat and over two). The snare's place (the broadband onsets that are not kicks)
 /// was tried too and left out: on the corpus's train split it cost more bar phases than it gained.
 ///
@@ -89,13 +89,17 @@ struct BarFeatures: Sendable, Equatable {
             }
         }
 
-        // The low band's mean log level over each beat's span (to the next beat).
+        // The low band's mean log level over the first half of each beat (to halfway to the next
+        // beat): the note struck on the beat. Over the whole beat, a swung or pushed bass note that
+        // anticipates the next downbeat (a shuffle's walking bass on the "and" of 4) counted for the
+        // beat before it, and put the bars of a train blues song a beat early (docs/bars.md,
+        // session 33).
         func spanLevels(_ values: [Float]) -> [Double] {
             let loud = Double(values.max() ?? 0)
             let floor = max(loud * 1e-7, 1e-20)
             return beats.indices.map { index in
                 let start = beats[index]
-                let end = index + 1 < count ? beats[index + 1] : start + period
+                let end = start + Self.bassSpan * ((index + 1 < count ? beats[index + 1] : start + period) - start)
                 let low = max(0, min(values.count - 1, Int((start / hopDuration).rounded(.down))))
                 let high = max(low + 1, min(values.count, Int((end / hopDuration).rounded(.down))))
                 var sum = 0.0
@@ -132,6 +136,9 @@ struct BarFeatures: Sendable, Equatable {
         }
         self.features = features.filter { $0.values.count == count }
     }
+
+    /// The part of a beat, from its start, over which the bass feature reads the low band's level.
+    static let bassSpan = 0.5
 
     /// An instance with the given features (tests).
     init(features: [Feature]) {
