@@ -5,9 +5,10 @@ import Foundation
 /// What the audio says at each beat about where a bar starts, read from curves the streaming pass
 /// already made (no extra pass over the audio): the kick drum (the low band's onset strength at the
 /// beat), the bass (the low band's mean level over the first half of the beat: a bar's root note is
-/// held and played harder), and where the harmony changes (the pitch-class profile after the beat against the one
-/// before it, over one beat and over two). The snare's place (the broadband onsets that are not kicks)
-/// was tried too and left out: on the corpus's train split it cost more bar phases than it gained.
+/// held and played harder), and where the harmony changes (the pitch-class profile after the beat
+/// against the one before it, over one beat and over two). The snare's place (the broadband onsets
+/// that are not kicks) was tried too and left out: on the corpus's train split it cost more bar
+/// phases than it gained.
 ///
 /// Each feature is standardised over the song (zero mean, unit variance above its noise floor), so the meter estimate does
 /// not depend on the mix's level.

@@ -75,7 +75,7 @@ extension GridFitter {
             let segment = moved[index]
             var end = duration
             if index + 1 < moved.count, let next = moved[index + 1].beats.first, segment.bpm > 0 {
-                end = min(end, next - 20 / segment.bpm)
+                end = min(end, next - 60 / segment.bpm / 3)
             }
             let beats = segment.beats.filter { $0 < end }
             guard let first = beats.first else { return nil }
