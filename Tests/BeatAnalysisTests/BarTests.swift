@@ -165,6 +165,37 @@ struct BarTests {
         }
     }
 
+    @Test("in 4/4 the harmony over half bars chooses between beat 1 and beat 3, where the kick lands harder on 3")
+    func halfBarByHarmony() throws {
+        // Kick and bass on beats 1 and 3, harder on 3; the chords change on beat 1, a little.
+        let count = 32
+        let kickLevels = [0.6, 0, 1, 0]
+        let bassLevels = [0.5, 0, 0.8, 0.1]
+        let kick = (0..<count).map { index -> Double in kickLevels[index % 4] + 0.05 * Double(index % 3) }
+        let bass = (0..<count).map { index -> Double in bassLevels[index % 4] + 0.03 * Double(index % 5) }
+        let chordLevels = [0.5, 0.2, 0.25, 0.3]
+        let chords = (0..<count).map { index -> Double in
+            let wobble = Double((index * 7) % 5) * 0.15 / 4
+            return chordLevels[index % 4] + wobble
+        }
+        let low: [BarFeatures.Feature] = [
+            .init(name: "kick", values: BarFeatures.standardised(kick), sign: 1),
+            .init(name: "bass", values: BarFeatures.standardised(bass), sign: 1),
+        ]
+        let byLowBand = try #require(MeterEstimator(meters: [4]).estimate(BarFeatures(features: low)))
+        #expect(byLowBand.firstDownbeat == 2)
+        // Summed with the low band's, the harmony's likelihood would still lose to beat 3.
+        let harmony = BarFeatures.Feature(
+            name: BarFeatures.halfBarHarmony, values: BarFeatures.standardised(chords), sign: 1)
+        let all = BarFeatures(features: low + [harmony])
+        let sums = (0..<4).map { phase in
+            all.features.reduce(0) { $0 + MeterEstimator.logLikelihood($1, meter: 4, phase: phase) }
+        }
+        #expect(sums[2] > sums[0])
+        let byHarmony = try #require(MeterEstimator(meters: [4]).estimate(all))
+        #expect(byHarmony.firstDownbeat == 0)
+    }
+
     @Test("a kick every six beats with the snare three beats later is 6/8 counted in eighths, not 3/4")
     func sixEight() throws {
         let estimate = try #require(

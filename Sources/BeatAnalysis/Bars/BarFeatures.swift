@@ -132,11 +132,15 @@ struct BarFeatures: Sendable, Equatable {
                     sign: 1))
             features.append(
                 Feature(
-                    name: "harmony2", values: Self.standardised(Self.interior(harmonicChange(width: 2)), floor: 0.02),
+                    name: Self.halfBarHarmony,
+                    values: Self.standardised(Self.interior(harmonicChange(width: 2)), floor: 0.02),
                     sign: 1))
         }
         self.features = features.filter { $0.values.count == count }
     }
+
+    /// The name of the harmonic change over two beats either side: in 4/4, over half bars.
+    static let halfBarHarmony = "harmony2"
 
     /// The part of a beat, from its start, over which the bass feature reads the low band's level.
     static let bassSpan = 0.5

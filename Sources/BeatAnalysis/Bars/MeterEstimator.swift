@@ -122,6 +122,22 @@ public struct MeterEstimator: Sendable {
         let total = weights.reduce(0, +)
         var best = 0
         for index in candidates.indices where weights[index] > weights[best] { best = index }
+        // In 4/4 the kick and the bass often fall on beats 1 and 3 alike, or land harder on 3, so they
+        // tell the half bars from the other beats better than beat 1 from beat 3. Where the chords
+        // change by the bar, the harmonic change over half bars (two beats either side) tells them
+        // apart: the half-bar choice is its own (docs/bars.md, session 33).
+        if candidates[best].meter == 4,
+            let harmony = features.features.first(where: { $0.name == BarFeatures.halfBarHarmony })
+        {
+            let phase = candidates[best].phase
+            let other = (phase + 2) % 4
+            if Self.logLikelihood(harmony, meter: 4, phase: other)
+                > Self.logLikelihood(harmony, meter: 4, phase: phase),
+                let index = candidates.firstIndex(where: { $0.meter == 4 && $0.phase == other })
+            {
+                best = index
+            }
+        }
         let meter = candidates[best].meter
         var perMeter: [Int: Double] = [:]
         for (index, candidate) in candidates.enumerated() { perMeter[candidate.meter, default: 0] += weights[index] }
