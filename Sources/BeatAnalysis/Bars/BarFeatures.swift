@@ -39,6 +39,8 @@ struct BarFeatures: Sendable, Equatable {
         var intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }
         intervals.sort()
         let period = intervals.isEmpty ? 0.5 : intervals[intervals.count / 2]
+        // Where beat `index`'s span ends: the next beat, or a median beat after the last one.
+        func spanEnd(_ index: Int) -> Double { index + 1 < count ? beats[index + 1] : beats[index] + period }
         let window = min(0.035, 0.2 * period)
 
         // The onset strength summed over the hops within `window` of the beat: the whole rise, however
@@ -55,7 +57,7 @@ struct BarFeatures: Sendable, Equatable {
         if frames > 0, frameDuration > 0 {
             for index in beats.indices {
                 let start = beats[index]
-                let end = index + 1 < count ? beats[index + 1] : start + period
+                let end = spanEnd(index)
                 let low = max(0, min(frames - 1, Int((start / frameDuration).rounded(.down))))
                 let high = max(low + 1, min(frames, Int((end / frameDuration).rounded(.down))))
                 for frame in low..<high {
@@ -100,7 +102,7 @@ struct BarFeatures: Sendable, Equatable {
             let floor = max(loud * 1e-7, 1e-20)
             return beats.indices.map { index in
                 let start = beats[index]
-                let end = start + Self.bassSpan * ((index + 1 < count ? beats[index + 1] : start + period) - start)
+                let end = start + Self.bassSpan * (spanEnd(index) - start)
                 let low = max(0, min(values.count - 1, Int((start / hopDuration).rounded(.down))))
                 let high = max(low + 1, min(values.count, Int((end / hopDuration).rounded(.down))))
                 var sum = 0.0
