@@ -165,8 +165,10 @@ struct BarTests {
         }
     }
 
-    @Test("in 4/4 the harmony over half bars chooses between beat 1 and beat 3, where the kick lands harder on 3")
-    func halfBarByHarmony() throws {
+    @Test(
+        "in 4/4 the bar template chooses beat 1 over beat 3 where the kick lands harder on 3 and the chords change on 1"
+    )
+    func templateTellsBeatOneFromThree() throws {
         // Kick and bass on beats 1 and 3, harder on 3; the chords change on beat 1, a little.
         let count = 32
         let kickLevels = [0.6, 0, 1, 0]
@@ -185,8 +187,7 @@ struct BarTests {
         let byLowBand = try #require(MeterEstimator(meters: [4]).estimate(BarFeatures(features: low)))
         #expect(byLowBand.firstDownbeat == 2)
         // Summed with the low band's, the harmony's likelihood would still lose to beat 3.
-        let harmony = BarFeatures.Feature(
-            name: BarFeatures.halfBarHarmony, values: BarFeatures.standardised(chords), sign: 1)
+        let harmony = BarFeatures.Feature(name: "harmony2", values: BarFeatures.standardised(chords), sign: 1)
         let all = BarFeatures(features: low + [harmony])
         let sums = (0..<4).map { phase in
             all.features.reduce(0) { $0 + MeterEstimator.logLikelihood($1, meter: 4, phase: phase) }
@@ -194,6 +195,30 @@ struct BarTests {
         #expect(sums[2] > sums[0])
         let byHarmony = try #require(MeterEstimator(meters: [4]).estimate(all))
         #expect(byHarmony.firstDownbeat == 0)
+    }
+
+    @Test("a near tie in the bar template keeps the likelihoods' phase; a clear lead overrides it")
+    func templateMargin() throws {
+        // A kick accent on every fourth beat: faint, the template's scores differ by less than its
+        // noise margin; clear, by more.
+        func features(accent: Double) -> BarFeatures {
+            let kick = (0..<32).map { index -> Double in index % 4 == 0 ? accent : 0 }
+            return BarFeatures(features: [.init(name: "kick", values: kick, sign: 1)])
+        }
+        let faint = BarTemplate.scores(features(accent: 0.05))
+        try #require(faint.count == 4)
+        #expect(faint[0] > faint[1] && faint[0] - faint[1] < BarTemplate.noiseMargin)
+        #expect(BarTemplate.phase(features(accent: 0.05), preferred: 1) == 1)
+        #expect(BarTemplate.phase(features(accent: 1), preferred: 1) == 0)
+    }
+
+    @Test("the generated template weighs each feature's downbeat above its other beats")
+    func templateWeights() throws {
+        #expect(Set(BarTemplate.weights.keys) == ["kick", "bass", "harmony1", "harmony2"])
+        for (name, weights) in BarTemplate.weights {
+            try #require(weights.count == 4, "\(name)")
+            for position in 1..<4 { #expect(weights[0] > weights[position], "\(name), position \(position + 1)") }
+        }
     }
 
     @Test("a kick every six beats with the snare three beats later is 6/8 counted in eighths, not 3/4")

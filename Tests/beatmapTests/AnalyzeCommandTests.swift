@@ -200,3 +200,34 @@ struct DemoTrackTests {
         }
     }
 }
+
+@Suite("beatmap bar-features")
+struct BarFeaturesCommandTests {
+    @Test("prints the map's beats and the meter estimate's four features at each, and writes nothing")
+    func printsFeatures() throws {
+        let folder = try AnalyzeCommandTests.project([120], duration: 16)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try CLI.run(["bar-features", "Audio/song-120.wav"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let beats = try #require(object["beats"] as? [Double])
+        #expect(beats.count >= 30)
+        #expect(object["method"] as? String == "grid-constant")
+        let features = try #require(object["features"] as? [String: [Double]])
+        #expect(Set(features.keys) == ["kick", "bass", "harmony1", "harmony2"])
+        for (name, values) in features { #expect(values.count == beats.count, "\(name)") }
+        #expect(
+            !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Audio/song-120.beatmap.json").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("BeatMaps").path))
+    }
+
+    @Test("a missing file is named, with exit status 2")
+    func missingFile() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try CLI.run(["bar-features", "nothing.wav"], in: folder)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("nothing.wav"))
+        #expect(result.stdout.isEmpty)
+    }
+}

@@ -19,11 +19,7 @@ public struct AnalysisBarEvidence: BarPhaseEvidence {
         guard beatsPerBar >= 1 else { return nil }
         let estimator = MeterEstimator(meters: [beatsPerBar])
         guard beats.count >= estimator.minimumBeats else { return nil }
-        let envelope = analysis.envelope
-        let features = BarFeatures(
-            beats: beats, novelty: Novelty(envelope: envelope),
-            lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
-            chroma: analysis.chroma, hopDuration: envelope.hopDuration)
+        let features = BarFeatures(beats: beats, analysis: analysis)
         guard let estimate = estimator.estimate(features) else { return nil }
         return BarPhaseReading(firstDownbeat: estimate.firstDownbeat, confidence: estimate.phaseConfidence)
     }

@@ -134,15 +134,21 @@ struct BarFeatures: Sendable, Equatable {
                     sign: 1))
             features.append(
                 Feature(
-                    name: Self.halfBarHarmony,
+                    name: "harmony2",
                     values: Self.standardised(Self.interior(harmonicChange(width: 2)), floor: 0.02),
                     sign: 1))
         }
         self.features = features.filter { $0.values.count == count }
     }
 
-    /// The name of the harmonic change over two beats either side: in 4/4, over half bars.
-    static let halfBarHarmony = "harmony2"
+    /// Features of `beats` (seconds, increasing) from the curves of the streaming pass `analysis`.
+    init(beats: [Double], analysis: AudioAnalysis) {
+        let envelope = analysis.envelope
+        self.init(
+            beats: beats, novelty: Novelty(envelope: envelope),
+            lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
+            chroma: analysis.chroma, hopDuration: envelope.hopDuration)
+    }
 
     /// The part of a beat, from its start, over which the bass feature reads the low band's level.
     static let bassSpan = 0.5

@@ -23,12 +23,7 @@ public enum BarLayout {
     ) -> BarEstimate? {
         let estimator = MeterEstimator(meters: meters)
         guard fit.beats.count >= estimator.minimumBeats else { return nil }
-        let envelope = analysis.envelope
-        let features = BarFeatures(
-            beats: fit.beats, novelty: Novelty(envelope: envelope),
-            lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
-            chroma: analysis.chroma,
-            hopDuration: envelope.hopDuration)
+        let features = BarFeatures(beats: fit.beats, analysis: analysis)
         guard var estimate = estimator.estimate(features) else { return nil }
         // Followed beats can lose or gain a beat, and each of their beats starts a segment of its own,
         // so the map can say where the bar phase changes; a grid's beats cannot drift off their bars.

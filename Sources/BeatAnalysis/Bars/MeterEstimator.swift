@@ -77,9 +77,9 @@ public struct BarSection: Sendable, Equatable {
 /// beats of a song are not independent draws, so the log-likelihoods are tempered by
 /// ``temperature`` (the confidences would otherwise all read 1.000), and a prior over meters (4/4
 /// being by far the commonest in the music maps are made for) is shared evenly over its phases.
-/// In 4/4 the most likely phase is then held against the one two beats away on the harmonic change
-/// over half bars alone, which tells beat 1 from beat 3 where the kick and the bass cannot; the
-/// confidences stay the likelihoods'.
+/// In 4/4 the phase is then chosen by ``BarTemplate``, weights learned from songs with bar truth for
+/// each feature at each position of the bar, which tell beat 1 from beat 3 where the kick and the bass
+/// alone cannot; the confidences stay the likelihoods'.
 public struct MeterEstimator: Sendable {
     /// Prior probability of each meter considered.
     public static let prior: [(beatsPerBar: Int, probability: Double)] = [(4, 0.70), (3, 0.20), (6, 0.10)]
@@ -125,21 +125,12 @@ public struct MeterEstimator: Sendable {
         let total = weights.reduce(0, +)
         var best = 0
         for index in candidates.indices where weights[index] > weights[best] { best = index }
-        // In 4/4 the kick and the bass often fall on beats 1 and 3 alike, or land harder on 3, so they
-        // tell the half bars from the other beats better than beat 1 from beat 3. Where the chords
-        // change by the bar, the harmonic change over half bars (two beats either side) tells them
-        // apart: the half-bar choice is its own (docs/bars.md, session 33).
-        if candidates[best].meter == 4,
-            let harmony = features.features.first(where: { $0.name == BarFeatures.halfBarHarmony })
-        {
-            let phase = candidates[best].phase
-            let other = (phase + 2) % 4
-            if Self.logLikelihood(harmony, meter: 4, phase: other)
-                > Self.logLikelihood(harmony, meter: 4, phase: phase),
-                let index = candidates.firstIndex(where: { $0.meter == 4 && $0.phase == other })
-            {
-                best = index
-            }
+        // In 4/4 the phase is the learned template's (BarTemplate): the kick and the bass often fall on
+        // beats 1 and 3 alike, or land harder on 3, and each feature's split into downbeats and the rest
+        // cannot weigh where in the bar the other beats' accents fall (docs/bars.md, session 34).
+        if candidates[best].meter == 4 {
+            let phase = BarTemplate.phase(features, preferred: candidates[best].phase)
+            if let index = candidates.firstIndex(where: { $0.meter == 4 && $0.phase == phase }) { best = index }
         }
         let meter = candidates[best].meter
         var perMeter: [Int: Double] = [:]

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The 4/4 bar template (session 34): which beat of a 4/4 bar is beat 1, learned from songs with bar
+truth instead of read off the features by hand (docs/bars.md, "The 4/4 bar template").
+
+The meter estimate (Sources/BeatAnalysis/Bars/MeterEstimator.swift) reads four features at each
+beat: the kick, the bass, and the harmonic change over one and two beats. For each song and each
+candidate phase p of a 4/4 bar, the song's beats at each position k = 0…3 of the bar give a mean of
+each feature: 16 numbers. The template is 16 weights, one per feature and position; a phase's score
+is the weighted sum of its 16 means, and the phase with the highest score is chosen. The weights are
+those of a conditional logit (the score's softmax over the four phases is the probability of each),
+fitted by maximum likelihood with an L2 penalty, one observation per song.
+
+  features   runs `beatmap bar-features` (a developer command, left out of its help) on each song with
+             bar truth: the corpus's midi, lmms and warped parts (both splits: only `--split
+             validation` of `evaluate` reads the validation ones), Freedoom's songs (their own split)
+             and tools/learned/songs.py's composed songs. Cached in tools/learned/out/bars/.
+  fit        fits the template on the training pool (corpus train, Freedoom train, composed songs of
+             even number), prints each group's phase accuracy out of fold (5 folds by song, a song's
+             time-warped copies in its fold) against the hand-read estimate's, and the composed songs
+             of odd number, which no fit sees. `--export` writes the weights fitted on the whole pool
+             to Sources/BeatAnalysis/Bars/BarTemplateWeights.swift.
+  evaluate   the same table for the exported weights; `--split validation` adds the corpus's and
+             Freedoom's validation songs (run it once per change).
+
+A song counts where 80 % of its map's beats are within 70 ms of a truth beat and its truth meter is
+4; its true phase is the one that puts the most of the map's beats on truth downbeats.
+
+  tools/learned/out/venv/bin/python3 tools/learned/bars.py features --beatmap .build/release/beatmap
+  tools/learned/out/venv/bin/python3 tools/learned/bars.py fit [--penalty 10] [--export]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from scipy.optimize import minimize
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+OUT = os.path.join(ROOT, 'tools', 'learned', 'out', 'bars')
+SONGS = os.path.join(ROOT, 'tools', 'learned', 'out', 'songs')
+FREEDOOM = os.path.join(ROOT, 'corpus', 'freedoom')
+SWIFT = os.path.join(ROOT, 'Sources', 'BeatAnalysis', 'Bars', 'BarTemplateWeights.swift')
+NAMES = ['kick', 'bass', 'harmony1', 'harmony2']   # BarFeatures' features, in its order
+METER = 4
+POOL = ('corpus-train', 'freedoom-train', 'composed-even')
+FOLDS = 5
+MARGIN = 0.06   # BarTemplate.noiseMargin: the encodings' spread of a score difference, twice
+
+
+def tracks():
+    """(key, audio, truth base path, group, song) of every song with bar truth."""
+    result = []
+    manifest = json.load(open(os.path.join(ROOT, 'corpus', 'manifest.json')))
+    for t in manifest['tracks']:
+        if t['part'] in ('midi', 'lmms', 'warped') and t.get('downbeats'):
+            song = t['source'] if t['part'] == 'warped' and t.get('source') else t['song']
+            base = os.path.join(ROOT, 'corpus', t['path'][:-4])
+            result.append(('corpus/' + t['path'][:-4], base + '.wav', base, 'corpus-' + t['split'], song))
+    if os.path.exists(os.path.join(FREEDOOM, 'index.json')):
+        for t in json.load(open(os.path.join(FREEDOOM, 'index.json')))['songs']:
+            base = os.path.join(FREEDOOM, t['path'][:-4])
+            result.append(('freedoom/' + t['song'], base + '.wav', base, 'freedoom-' + t['split'], t['song']))
+    if os.path.exists(os.path.join(SONGS, 'index.json')):
+        for t in json.load(open(os.path.join(SONGS, 'index.json')))['songs']:
+            name = os.path.basename(t['path'])[:-4]
+            number = int(name.split('-')[-1])
+            group = 'composed-even' if number % 2 == 0 else 'composed-odd'
+            base = os.path.join(SONGS, name)
+            result.append(('songs/' + name, base + '.wav', base, group, name))
+    return result
+
+
+def cache_path(key):
+    return os.path.join(OUT, key + '.json')
+
+
+def features(args):
+    todo = [t for t in tracks() if args.force or not os.path.exists(cache_path(t[0]))]
+
+    def run(track):
+        key, audio = track[0], track[1]
+        out = subprocess.run([args.beatmap, 'bar-features', audio], capture_output=True, text=True)
+        if out.returncode != 0:
+            return f'{key}: {out.stderr.strip()}'
+        os.makedirs(os.path.dirname(cache_path(key)), exist_ok=True)
+        with open(cache_path(key) + '.tmp', 'w') as fh:
+            fh.write(out.stdout)
+        os.replace(cache_path(key) + '.tmp', cache_path(key))
+        return None
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        failures = [f for f in pool.map(run, todo) if f]
+    for failure in failures:
+        print('no features:', failure, file=sys.stderr)
+    print(f'{len(todo) - len(failures)} of {len(todo)} songs read into {OUT}')
+
+
+def times(path):
+    with open(path) as fh:
+        return np.array([float(line.split()[0]) for line in fh if line.strip() and not line.startswith('#')])
+
+
+def songs(groups):
+    """Each usable song of `groups`: its features, true phase, and the hand-read estimate's choice."""
+    result = []
+    for key, _, base, group, song in tracks():
+        if group not in groups or not os.path.exists(cache_path(key)):
+            continue
+        table = json.load(open(cache_path(key)))
+        beats = np.array(table['beats'])
+        truth_beats, downbeats = times(base + '.beats'), times(base + '.downbeats')
+        if len(beats) < 2 * METER or len(downbeats) < 3:
+            continue
+        per_bar = [((truth_beats >= a - 0.01) & (truth_beats < b - 0.01)).sum()
+                   for a, b in zip(downbeats[:-1], downbeats[1:])]
+        if int(np.median(per_bar)) != METER:
+            continue
+        near = [np.min(np.abs(truth_beats - b)) <= 0.07 for b in beats]
+        if np.mean(near) < 0.8:
+            continue
+        on_downbeat = np.array([np.min(np.abs(downbeats - b)) <= 0.07 for b in beats])
+        index = np.arange(len(beats))
+        phase = max(range(METER), key=lambda p: on_downbeat[index % METER == p].sum())
+        values = {name: np.array(v) for name, v in table['features'].items()}
+        likeliest, estimate = hand_read(values)
+        result.append(dict(key=key, group=group, song=song, phase=phase, means=means(values),
+                           likeliest=likeliest, estimate=estimate))
+    return result
+
+
+def means(values):
+    """The mean of each feature (NAMES order) at each position of the bar for phase 0: 4 × 4."""
+    count = len(next(iter(values.values())))
+    index = np.arange(count)
+    return np.array([[values[name][index % METER == k].mean() if name in values else 0.0
+                      for k in range(METER)] for name in NAMES])
+
+
+def phase_rows(table):
+    """The 16 means as seen from each phase p: row p holds the means at positions p, p + 1, …"""
+    return np.stack([np.roll(table, -p, axis=1).ravel() for p in range(METER)])
+
+
+def hand_read(values):
+    """The likelihoods' phase in 4/4 (the Gaussian log-likelihoods of each feature's downbeats-against-
+    the-rest split), and the hand-read estimate's (MeterEstimator before session 34: that phase, then
+    the half-bar rule)."""
+    def log_likelihood(v, phase):
+        index = np.arange(len(v))
+        down = (index >= phase) & ((index - phase) % METER == 0)
+        a, b = v[down].mean(), v[~down].mean()
+        if a <= b:
+            return 0.0
+        total = ((v - v.mean()) ** 2).sum()
+        within = ((v[down] - a) ** 2).sum() + ((v[~down] - b) ** 2).sum()
+        noise = len(v) * 0.05
+        return -len(v) / 2 * np.log((within + noise) / (total + noise))
+    scores = [sum(log_likelihood(v, p) for v in values.values()) for p in range(METER)]
+    likeliest = best = int(np.argmax(scores))
+    if 'harmony2' in values:
+        other = (best + 2) % METER
+        if log_likelihood(values['harmony2'], other) > log_likelihood(values['harmony2'], best):
+            best = other
+    return likeliest, best
+
+
+def fit_weights(rows, penalty):
+    data = [(phase_rows(r['means']), r['phase']) for r in rows]
+
+    def objective(w):
+        loss, grad = penalty * (w @ w), 2 * penalty * w
+        for x, truth in data:
+            s = x @ w
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            loss -= np.log(p[truth] + 1e-300)
+            grad -= x[truth] - p @ x
+        return loss, grad
+    return minimize(objective, np.zeros(len(NAMES) * METER), jac=True, method='L-BFGS-B').x
+
+
+def choose(row, w):
+    """The template's phase, unless it beats the likelihoods' by less than MARGIN (BarTemplate.phase)."""
+    scores = phase_rows(row['means']) @ w
+    best = int(np.argmax(scores))
+    return row['likeliest'] if scores[best] - scores[row['likeliest']] < MARGIN else best
+
+
+def table(rows, pick, groups):
+    print(f"{'group':<22}{'songs':>6}{'hand-read':>12}{'template':>12}  moved right / wrong")
+    for group in groups:
+        g = [r for r in rows if r['group'] == group]
+        if not g:
+            continue
+        before = sum(r['estimate'] == r['phase'] for r in g)
+        after = sum(pick(r) == r['phase'] for r in g)
+        right = sum(pick(r) == r['phase'] != r['estimate'] for r in g)
+        wrong = sum(r['estimate'] == r['phase'] != pick(r) for r in g)
+        print(f'{group:<22}{len(g):>6}{100 * before / len(g):>11.1f}%{100 * after / len(g):>11.1f}%  {right} / {wrong}')
+
+
+def fit(args):
+    rows = songs(POOL + ('composed-odd',))
+    pool = [r for r in rows if r['group'] in POOL]
+    names = sorted({r['song'] for r in pool})
+    fold = {s: i % FOLDS for i, s in enumerate(names)}
+    models = [fit_weights([r for r in pool if fold[r['song']] != k], args.penalty) for k in range(FOLDS)]
+    whole = fit_weights(pool, args.penalty)
+    print(f'penalty {args.penalty}; out of fold in the pool, the whole pool\'s fit on the odd composed songs')
+    table(rows, lambda r: choose(r, models[fold[r['song']]] if r['song'] in fold else whole),
+          POOL + ('composed-odd',))
+    print('weights (rows: ' + ', '.join(NAMES) + '; columns: positions 1-4 of the bar)')
+    for name, row in zip(NAMES, whole.reshape(len(NAMES), METER)):
+        print(f'  {name:<10}' + ' '.join(f'{v:+.4f}' for v in row))
+    if args.export:
+        export(whole, args.penalty, len(pool))
+
+
+def export(w, penalty, count):
+    rows = w.reshape(len(NAMES), METER)
+    lines = [f'        "{name}": [{", ".join(f"{v:.4f}" for v in row)}],' for name, row in zip(NAMES, rows)]
+    text = f'''// SPDX-License-Identifier: GPL-3.0-or-later
+// Generated by tools/learned/bars.py fit --export (penalty {penalty:g}, {count} songs): do not edit.
+
+extension BarTemplate {{
+    /// The weight of each feature's mean at positions 1, 2, 3 and 4 of a 4/4 bar.
+    static let weights: [String: [Double]] = [
+{chr(10).join(lines)}
+    ]
+}}
+'''
+    with open(SWIFT + '.tmp', 'w') as fh:
+        fh.write(text)
+    os.replace(SWIFT + '.tmp', SWIFT)
+    print('wrote', os.path.relpath(SWIFT, ROOT))
+
+
+def read_exported():
+    text = open(SWIFT).read()
+    w = []
+    for name in NAMES:
+        line = next(line for line in text.splitlines() if line.strip().startswith(f'"{name}"'))
+        w += [float(v) for v in line.split('[')[1].split(']')[0].split(',')]
+    return np.array(w)
+
+
+def evaluate(args):
+    groups = POOL + ('composed-odd',)
+    if args.split == 'validation':
+        groups += ('corpus-validation', 'freedoom-validation')
+    w = read_exported()
+    print('exported weights (in-sample on the pool)')
+    table(songs(groups), lambda r: choose(r, w), groups)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest='command', required=True)
+    f = sub.add_parser('features')
+    f.add_argument('--beatmap', default=os.path.join(ROOT, '.build', 'release', 'beatmap'))
+    f.add_argument('--jobs', type=int, default=2)
+    f.add_argument('--force', action='store_true')
+    t = sub.add_parser('fit')
+    t.add_argument('--penalty', type=float, default=10.0)
+    t.add_argument('--export', action='store_true')
+    e = sub.add_parser('evaluate')
+    e.add_argument('--split', choices=['train', 'validation'], default='train')
+    args = parser.parse_args()
+    {'features': features, 'fit': fit, 'evaluate': evaluate}[args.command](args)
+
+
+if __name__ == '__main__':
+    main()
