@@ -7,7 +7,8 @@ import Foundation
 ///
 /// For a phase p (beat p is a downbeat), each feature of ``BarFeatures`` has a mean over the beats at
 /// each position of the bar: 16 numbers for four features. The phase's score is their sum weighted by
-/// ``weights`` (one weight per feature and position), and the highest score wins. The weights are a
+/// ``weights`` (one weight per feature and position), and the highest score wins unless it is within
+/// ``noiseMargin`` of the likelihoods' choice (``phase(_:preferred:)``). The weights are a
 /// conditional logit's (the scores' softmax over the four phases being the probability of each),
 /// fitted by maximum likelihood with an L2 penalty, one observation per song, on the corpus's train
 /// split, Freedoom's train split and half of the composed songs. A feature without weights (`onset`,
