@@ -16,10 +16,19 @@ struct BarTests {
     /// 4/4 bar, snares on the other beats (softer in 3/4, as a waltz's "pah-pah"), hi-hats on the
     /// eighths and a sine triad held for each bar, the chord changing every bar.
     static func song(bpm: Double, meter: Int, pickup: Int, bars: Int) -> (track: SynthTrack, downbeats: [Double]) {
+        var track = SynthTrack(duration: 0.5 + Double(pickup + bars * meter) * 60 / bpm + 2, sampleRate: 44_100)
+        let downbeats = add(to: &track, start: 0.5, bpm: bpm, meter: meter, pickup: pickup, bars: bars)
+        return (track, downbeats)
+    }
+
+    /// Mixes ``song(bpm:meter:pickup:bars:)``'s song into `track` from `start` seconds, and returns its
+    /// downbeats.
+    static func add(
+        to track: inout SynthTrack, start: Double, bpm: Double, meter: Int, pickup: Int, bars: Int
+    ) -> [Double] {
         let period = 60 / bpm
         let count = pickup + bars * meter
-        let beats = (0..<count).map { 0.5 + Double($0) * period }
-        var track = SynthTrack(duration: (beats.last ?? 0) + 2, sampleRate: 44_100)
+        let beats = (0..<count).map { start + Double($0) * period }
         var downbeats: [Double] = []
         // C, F, G, A minor, in the octave above middle C (inside the chroma's 300–5000 Hz).
         let chords: [[Double]] = [
@@ -53,7 +62,7 @@ struct BarTests {
                 track.add(.snare, at: t, gain: meter == 3 ? 0.3 : 0.5)
             }
         }
-        return (track, downbeats)
+        return downbeats
     }
 
     /// The map's beats at bar position 1.
@@ -93,6 +102,30 @@ struct BarTests {
         #expect(bars["beatsPerBar"]?.doubleValue == 4)
         let confidence = try #require(bars["phaseConfidence"]?.doubleValue)
         #expect(confidence > 0.5)
+    }
+
+    @Test("a medley: the second song's bars start at the tempo change, not where the first song's count reaches")
+    func medleyStartsItsOwnBars() throws {
+        // 24 bars of 4/4 at 120 BPM with two beats more (a 2/4 bar at the end), then 16 bars at 150 BPM
+        // from the next beat on: counted on from the first song, the second's bar lines would fall on
+        // its beats 3. The first song has the more beats, so the song's one phase is its phase.
+        let first = 24 * 4 + 2
+        let join = 0.5 + Double(first) * 0.5
+        var track = SynthTrack(duration: join + 16 * 4 * 0.4 + 2, sampleRate: 44_100)
+        var truth = Self.add(to: &track, start: 0.5, bpm: 120, meter: 4, pickup: 0, bars: 24)
+        truth += Self.add(to: &track, start: 0.5 + 96 * 0.5, bpm: 120, meter: 2, pickup: 0, bars: 1)
+        truth += Self.add(to: &track, start: join, bpm: 150, meter: 4, pickup: 0, bars: 16)
+        let (result, folder) = try GridFitTests.analyse(track)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tempo = try #require(result.map.tempo)
+        try #require(tempo.count == 2, "tempo \(tempo)")
+        let second = try #require(tempo.last)
+        #expect(abs(second.time - join) <= 0.02, "second segment at \(second.time), the join at \(join)")
+        #expect(second.beatsPerBar == 4)
+        let found = Self.downbeats(of: result.map)
+        let (recall, precision) = Self.agreement(found, truth)
+        #expect(recall >= 0.95, "found \(found)")
+        #expect(precision >= 0.95, "found \(found)")
     }
 
     @Test("a click track has no accent to tell the bars by: bars all the same, starting on a click, unsure")

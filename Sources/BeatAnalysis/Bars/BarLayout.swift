@@ -4,7 +4,8 @@ public import BeatMapKit
 import Foundation
 
 /// Bars for a fitted map: the meter and bar phase estimated over all its beats (one meter for the
-/// song; the bars run on through tempo changes), written into its tempo segments.
+/// song), written into its tempo segments. The bars run on through a tempo change unless the
+/// segment after it starts a bar of its own (``MeterEstimator/segmentSections(_:analysis:estimate:)``).
 ///
 /// In the map, a segment with `beatsPerBar` N has a downbeat at its `time` and at every N-th beat of
 /// its grid from there. So:
@@ -26,8 +27,14 @@ public enum BarLayout {
         let features = BarFeatures(beats: fit.beats, analysis: analysis)
         guard var estimate = estimator.estimate(features) else { return nil }
         // Followed beats can lose or gain a beat, and each of their beats starts a segment of its own,
-        // so the map can say where the bar phase changes; a grid's beats cannot drift off their bars.
-        if fit.method == .follow { estimate.sections = estimator.sections(features, estimate: estimate) }
+        // so the map can say where the bar phase changes; a grid's beats cannot drift off their bars,
+        // but where its tempo changes a new piece of music may start its own bars.
+        switch fit.method {
+        case .follow: estimate.sections = estimator.sections(features, estimate: estimate)
+        case .gridSegments:
+            estimate.sections = estimator.segmentSections(fit.segments, analysis: analysis, estimate: estimate)
+        default: break
+        }
         return estimate
     }
 

@@ -16,8 +16,10 @@ public struct BarEstimate: Sendable, Equatable {
     /// The most probable other meter and its probability, if any other was considered.
     public var runnerUp: (beatsPerBar: Int, probability: Double)?
     /// Where the bar phase changes along the beats, in order (``BarSection``); empty when one phase,
-    /// ``firstDownbeat``'s, holds for all of them. Only followed beats get sections: a tracker that
-    /// dropped or doubled a beat moves every later bar line by a beat (see ``MeterEstimator``).
+    /// ``firstDownbeat``'s, holds for all of them. Followed beats get sections where a tracker that
+    /// dropped or doubled a beat moves every later bar line by a beat
+    /// (``MeterEstimator/sections(_:estimate:)``); grid tempo segments where a segment starts a bar of
+    /// its own (``MeterEstimator/segmentSections(_:analysis:estimate:)``).
     public var sections: [BarSection] = []
 
     /// An estimate of one bar phase throughout.

@@ -203,6 +203,9 @@ public struct GridFitter: Sendable {
                 fittedSegments = aligned(Self.shifted(fittedSegments, by: shifts, duration: duration))
             }
         }
+        if case .grid(let pieces) = model, pieces.count > 1 {
+            fittedSegments = Self.sharedBeatsStartingSegments(fittedSegments)
+        }
         let beats = fittedSegments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
         let method: FitMethod

@@ -83,6 +83,28 @@ extension GridFitter {
         }
     }
 
+    /// Grid tempo segments (in time order) with each beat that lies on both of two neighbours' grids
+    /// given to the later one. Where a segment's last beat is also the point of the next segment's
+    /// grid one beat before its first (within ``GridModelSelector/explainTolerance``), the tempo
+    /// changes at that beat: the first interval at the new tempo starts there, so it is the next
+    /// segment's first beat (put on its grid), and the first bar of a medley's next song starts on it
+    /// (``MeterEstimator/segmentSections(_:analysis:estimate:)``). Which of the two grids the layout
+    /// gave it to depends on a hair's difference in the onsets' fit.
+    static func sharedBeatsStartingSegments(_ segments: [FittedSegment]) -> [FittedSegment] {
+        var result = segments
+        for index in result.indices.dropFirst() {
+            let next = result[index]
+            guard next.bpm > 0, result[index - 1].beats.count >= 2, let end = result[index - 1].beats.last else {
+                continue
+            }
+            let shared = next.firstBeat - 60 / next.bpm
+            guard abs(end - shared) <= GridModelSelector.explainTolerance, shared >= 0 else { continue }
+            result[index - 1].beats.removeLast()
+            result[index] = FittedSegment(bpm: next.bpm, firstBeat: shared, beats: [shared] + next.beats)
+        }
+        return result
+    }
+
     /// `segments` with beats before 0 s settled: a beat within ``startTolerance`` of 0 s is put at
     /// 0 s, one earlier is dropped (a segment left without beats goes too).
     static func startingAtZero(_ segments: [FittedSegment]) -> [FittedSegment] {
