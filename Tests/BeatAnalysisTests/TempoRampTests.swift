@@ -57,6 +57,53 @@ struct TempoRampTests {
         #expect(steps == .follow)
     }
 
+    @Test("a ramp the tracker left for the off-beats for a while is grown against the onsets, not followed")
+    func rampGrownPastASlip() throws {
+        // 300 beats speeding up from 120 to about 128 BPM, an onset on every beat and a weaker one
+        // halfway to the next. The tracker follows the off-beats from beat 100 to 160, so every beat
+        // after that is numbered one less than its place on the ramp.
+        let beats = Self.ramp(count: 300, shrink: 0.03 / 300, jitter: 0)
+        var peaks: [OnsetPeak] = []
+        for index in beats.indices {
+            peaks.append(OnsetPeak(time: beats[index], strength: 1))
+            if index + 1 < beats.count {
+                peaks.append(OnsetPeak(time: (beats[index] + beats[index + 1]) / 2, strength: 0.5))
+            }
+        }
+        let matcher = PeakMatcher(peaks: peaks)
+        let slipped = (100..<160).map { (beats[$0] + beats[$0 + 1]) / 2 }
+        let tracked = Array(beats[0..<100]) + slipped + Array(beats[161...])
+        let observations = tracked.enumerated().map { BeatObservation(index: $0.offset, time: $0.element) }
+        func explained(_ range: Range<Int>, _ line: BeatLine) -> (GridPiece, Int) {
+            let grid = GridFitter.Grid(anchor: line.time(0), period: line.period)
+            let span = observations[range.lowerBound].time...observations[range.upperBound - 1].time
+            return (GridPiece(span: span, grid: grid), GridFitter.explained(tracked, by: grid, in: span))
+        }
+        let fitter = GridFitter()
+        let span = try #require(tracked.first)...(try #require(tracked.last))
+        // Seeded from a grid through beats 30 to 70, at beat 50's interval.
+        let seed = GridPiece(
+            span: beats[30]...beats[70], grid: GridFitter.Grid(anchor: beats[50], period: beats[51] - beats[50]))
+        let grown = try #require(fitter.grownRamp([seed], tracked: tracked, matcher: matcher, span: span))
+        // It lies on the beats, the slipped stretch's too, and explains every tracked beat but those 60.
+        for (index, beat) in beats.enumerated() where index >= 1 && index < 299 {
+            let nearest = fitter.beats(of: grown.ramp, in: span).map { abs($0 - beat) }.min() ?? 1
+            #expect(nearest < 0.002, "beat \(index) at \(beat): \(nearest * 1000) ms from the ramp")
+        }
+        #expect(grown.explained == tracked.count - 60)
+        let selected = GridModelSelector().select(
+            observations, tracked: tracked.count, fit: explained, trackedBeatsAreStronger: { _ in true },
+            grownRamp: { fitter.grownRamp($0, tracked: tracked, matcher: matcher, span: span) })
+        guard case .ramp = selected else {
+            Issue.record("expected a ramp, got \(selected)")
+            return
+        }
+        // By the beats' numbers alone, no ramp explains them: they are followed.
+        let byNumber = GridModelSelector().select(
+            observations, tracked: tracked.count, fit: explained, trackedBeatsAreStronger: { _ in true })
+        #expect(byNumber == .follow)
+    }
+
     @Test("a groove speeding up from 120 to 130 BPM is analysed as a ramp, every beat within 5 ms")
     func grooveRamp() throws {
         let beats = Self.ramp(count: 200, shrink: 0.0385 / 200, jitter: 0)

@@ -79,13 +79,17 @@ struct GridModelSelector: Sendable {
     /// tracker strayed onto another phase for a while, the grid is kept. `explainedAtAShift`, when
     /// given, counts the tracked beats the chosen pieces explain at a steady shift
     /// (``GridFitter/explainedAtAnyPhase(_:pieces:)``); the beats are not followed when those reach
-    /// ``minimumExplained`` either.
+    /// ``minimumExplained`` either. `grownRamp`, when given, grows a ramp from the pieces against the
+    /// onsets rather than through the tracked beats' numbers (``GridFitter/grownRamp(_:tracked:matcher:span:)``):
+    /// where the beats would otherwise be followed, it is the model when it explains
+    /// ``minimumExplained`` of them and ``minimumPieceBeats`` more than the pieces do.
     func select(
         _ observations: [BeatObservation], tracked: Int,
         fit: (Range<Int>, BeatLine) -> (piece: GridPiece, explained: Int),
         trackedBeatsAreStronger: ([GridPiece]) -> Bool,
         explainedAtAShift: ([GridPiece]) -> Int = { _ in 0 },
-        extend: (GridPiece) -> (piece: GridPiece, explained: Int)? = { _ in nil }
+        extend: (GridPiece) -> (piece: GridPiece, explained: Int)? = { _ in nil },
+        grownRamp: ([GridPiece]) -> (ramp: TempoRamp, explained: Int)? = { _ in nil }
     ) -> GridModel {
         guard observations.count >= 4 else { return .follow }
         let sums = LineSums(observations)
@@ -152,6 +156,17 @@ struct GridModelSelector: Sendable {
             let explained = pieces.reduce(0) { $0 + $1.fit.explained }
             if pieces.count > 1, explained - one.explained >= minimumPieceBeats * (pieces.count - 1) {
                 best = (pieces.map(\.fit.piece), explained)
+            }
+            // Beats no grid explains would be followed; a steady change the tracker left for the
+            // off-beats now and then is still a ramp, grown against the onsets, when it explains as
+            // many as a grid must and pays for itself as a piece must.
+            if allowRamp, allowFollow, pieces.count > 1,
+                Double(best.explained) < Self.minimumExplained * Double(tracked),
+                let grown = grownRamp(pieces.map(\.fit.piece)),
+                Double(grown.explained) >= Self.minimumExplained * Double(tracked),
+                grown.explained - best.explained >= minimumPieceBeats
+            {
+                return .ramp(grown.ramp)
             }
         }
         if allowFollow, Double(best.explained) < Self.minimumExplained * Double(tracked),

@@ -116,6 +116,80 @@ extension GridFitter {
         return current
     }
 
+    /// How far ``grownRamp(_:tracked:matcher:span:)`` widens its window each step, as a share of the
+    /// window (at least 2 s either way): a tenth. A parabola's curvature fitted on a short window is
+    /// unsure, and its error beyond the window grows with the square of the distance, so it is carried
+    /// only a little way past the onsets it was fitted to before it is fitted again. Half, the share a
+    /// grid grows by, lost a ramped train song to onsets 40 ms from the carried parabola; a fifth
+    /// kept it, a tenth and a twentieth also kept a second (the same maps for both).
+    static let rampGrowth = 0.1
+
+    /// A ramp grown over `span` from the grid piece among `pieces` that explains the most of
+    /// `tracked`, with the number of `tracked` beats it explains (lie within
+    /// ``GridModelSelector/explainTolerance`` of one of its beats), or `nil` when it leaves the
+    /// tracker's tempo range.
+    ///
+    /// The ramp through the tracked beats by their numbers (``GridModelSelector``'s) is thrown by a
+    /// tracker that followed the off-beats for a while: every beat after the slip is half a beat from
+    /// where its number puts it. This one never reads the tracked beats' numbers. It starts as the
+    /// piece's own grid (a parabola without curvature) and is fitted against the onsets, as a grid is
+    /// grown (``grow(_:from:over:matcher:fixedPeriod:)``): each of its beats in a window takes the
+    /// onset nearest it (within 40 ms, at most a fifth of the beat), the parabola is fitted through
+    /// them, and the window widens by ``rampGrowth`` until it covers the span; then it is refined
+    /// over the span (``refine(_:matcher:)``).
+    /// Off-beat onsets lie half a beat from its beats and do not pull it.
+    func grownRamp(_ pieces: [GridPiece], tracked: [Double], matcher: PeakMatcher, span: ClosedRange<Double>)
+        -> (ramp: TempoRamp, explained: Int)?
+    {
+        let scored = pieces.map { piece in (piece, Self.explained(tracked, by: piece.grid, in: piece.span)) }
+        guard let seed = scored.max(by: { $0.1 < $1.1 })?.0 else { return nil }
+        let first = seed.grid.firstIndex(atOrAfter: seed.span.lowerBound)
+        let last = seed.grid.lastIndex(atOrBefore: seed.span.upperBound)
+        guard last - first >= 2 else { return nil }
+        var ramp = TempoRamp(
+            origin: first, anchor: seed.grid.time(first), period: seed.grid.period, curvature: 0, indices: first...last)
+        var lower = seed.span.lowerBound
+        var upper = seed.span.upperBound
+        while true {
+            // The ramp's beat numbers over the window, while its beats move forward.
+            var low = ramp.indices.lowerBound
+            while ramp.time(low) > lower, ramp.interval(at: low - 1) > 0 { low -= 1 }
+            var high = ramp.indices.upperBound
+            while ramp.time(high) < upper, ramp.interval(at: high) > 0 { high += 1 }
+            var points: [(index: Int, time: Double)] = []
+            for index in low...high where (lower...upper).contains(ramp.time(index)) {
+                let tolerance = min(0.04, 0.2 * ramp.interval(at: index))
+                if let peak = matcher.nearest(to: ramp.time(index), within: tolerance) {
+                    points.append((index, peak.time))
+                }
+            }
+            guard points.count >= 8, var fitted = TempoRamp.fit(points) else { return nil }
+            fitted.indices = low...high
+            ramp = fitted
+            if lower <= span.lowerBound, upper >= span.upperBound { break }
+            let step = max(2, (upper - lower) * Self.rampGrowth)
+            lower = max(span.lowerBound, lower - step)
+            upper = min(span.upperBound, upper + step)
+        }
+        ramp = refine(ramp, matcher: matcher)
+        let firstInterval = ramp.interval(at: ramp.indices.lowerBound)
+        let lastInterval = ramp.interval(at: ramp.indices.upperBound - 1)
+        guard firstInterval > 0, lastInterval > 0,
+            max(firstInterval, lastInterval) < 1.3 * min(firstInterval, lastInterval)
+        else { return nil }
+        // Its beats a tolerance beyond the span, so that a tracked beat at either end is matched.
+        let tolerance = GridModelSelector.explainTolerance
+        let beats = beats(of: ramp, in: (span.lowerBound - tolerance)...(span.upperBound + tolerance))
+        var explained = 0
+        var cursor = 0
+        for beat in tracked where span.contains(beat) {
+            while cursor + 1 < beats.count, beats[cursor + 1] <= beat { cursor += 1 }
+            let near = [cursor, cursor + 1].filter { beats.indices.contains($0) }.map { abs(beats[$0] - beat) }
+            if let nearest = near.min(), nearest <= tolerance { explained += 1 }
+        }
+        return (ramp, explained)
+    }
+
     /// The beats of `ramp` inside `span`: its own beat numbers, extended either way while the beats
     /// stay in the span and the interval stays within a factor of 1.3 of the one at that end (the
     /// tracker's own tempo range: a parabola is not carried far beyond the beats it was fitted to).

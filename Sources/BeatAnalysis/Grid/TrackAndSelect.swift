@@ -124,6 +124,10 @@ extension GridFitter {
             },
             extend: { piece in
                 grown(piece, over: observations, tracked: tracked, matcher: matcher)
+            },
+            grownRamp: { pieces in
+                guard let first = tracked.first, let last = tracked.last, last > first else { return nil }
+                return grownRamp(pieces, tracked: tracked, matcher: matcher, span: first...last)
             })
     }
 }
