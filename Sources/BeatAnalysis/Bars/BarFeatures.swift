@@ -143,11 +143,20 @@ struct BarFeatures: Sendable, Equatable {
 
     /// Features of `beats` (seconds, increasing) from the curves of the streaming pass `analysis`.
     init(beats: [Double], analysis: AudioAnalysis) {
+        self = Self.reader(analysis)(beats)
+    }
+
+    /// The features of any beats (seconds, increasing) of `analysis`, its onset and low-band curves
+    /// made once for all the runs of beats read (a song's, then each of its tempo segments').
+    static func reader(_ analysis: AudioAnalysis) -> ([Double]) -> BarFeatures {
         let envelope = analysis.envelope
-        self.init(
-            beats: beats, novelty: Novelty(envelope: envelope),
-            lowNovelty: LowBand.novelty(levels: analysis.lowLevels, like: envelope), lowLevels: analysis.lowLevels,
-            chroma: analysis.chroma, hopDuration: envelope.hopDuration)
+        let novelty = Novelty(envelope: envelope)
+        let lowNovelty = LowBand.novelty(levels: analysis.lowLevels, like: envelope)
+        return { beats in
+            BarFeatures(
+                beats: beats, novelty: novelty, lowNovelty: lowNovelty, lowLevels: analysis.lowLevels,
+                chroma: analysis.chroma, hopDuration: envelope.hopDuration)
+        }
     }
 
     /// The part of a beat, from its start, over which the bass feature reads the low band's level.

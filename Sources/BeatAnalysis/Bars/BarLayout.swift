@@ -5,7 +5,7 @@ import Foundation
 
 /// Bars for a fitted map: the meter and bar phase estimated over all its beats (one meter for the
 /// song), written into its tempo segments. The bars run on through a tempo change unless the
-/// segment after it starts a bar of its own (``MeterEstimator/segmentSections(_:analysis:estimate:)``).
+/// segment after it starts a bar of its own (``MeterEstimator/segmentSections(_:features:estimate:)``).
 ///
 /// In the map, a segment with `beatsPerBar` N has a downbeat at its `time` and at every N-th beat of
 /// its grid from there. So:
@@ -24,7 +24,8 @@ public enum BarLayout {
     ) -> BarEstimate? {
         let estimator = MeterEstimator(meters: meters)
         guard fit.beats.count >= estimator.minimumBeats else { return nil }
-        let features = BarFeatures(beats: fit.beats, analysis: analysis)
+        let read = BarFeatures.reader(analysis)
+        let features = read(fit.beats)
         guard var estimate = estimator.estimate(features) else { return nil }
         // Followed beats can lose or gain a beat, and each of their beats starts a segment of its own,
         // so the map can say where the bar phase changes; a grid's beats cannot drift off their bars,
@@ -32,7 +33,7 @@ public enum BarLayout {
         switch fit.method {
         case .follow: estimate.sections = estimator.sections(features, estimate: estimate)
         case .gridSegments:
-            estimate.sections = estimator.segmentSections(fit.segments, analysis: analysis, estimate: estimate)
+            estimate.sections = estimator.segmentSections(fit.segments, features: read, estimate: estimate)
         default: break
         }
         return estimate

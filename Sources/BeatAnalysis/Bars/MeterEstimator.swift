@@ -19,7 +19,7 @@ public struct BarEstimate: Sendable, Equatable {
     /// ``firstDownbeat``'s, holds for all of them. Followed beats get sections where a tracker that
     /// dropped or doubled a beat moves every later bar line by a beat
     /// (``MeterEstimator/sections(_:estimate:)``); grid tempo segments where a segment starts a bar of
-    /// its own (``MeterEstimator/segmentSections(_:analysis:estimate:)``).
+    /// its own (``MeterEstimator/segmentSections(_:features:estimate:)``).
     public var sections: [BarSection] = []
 
     /// An estimate of one bar phase throughout.

@@ -9,7 +9,8 @@ extension MeterEstimator {
     static let fewestSegmentBeats = 32
 
     /// Where the bars of a map of grid tempo segments start again: at the first beat of each later
-    /// segment that is a downbeat by its own beats' evidence. Returns `[]` when no segment starts bars
+    /// segment that is a downbeat by its own beats' evidence (`features` reads a run of beats,
+    /// ``BarFeatures/reader(_:)``). Returns `[]` when no segment starts bars
     /// of its own (`estimate`'s one phase then holds throughout).
     ///
     /// Why: a tempo change of a grid map is a real one (``GridModelSelector``), and where the tempo
@@ -24,9 +25,9 @@ extension MeterEstimator {
     /// Nowhere else: in the map a segment that carries a meter has a downbeat at its `time`
     /// (``BarLayout/tempo(_:bars:)``), and a tempo change inside a bar is rare. A song that speeds up
     /// at a point that is not a bar line keeps its one phase when its later segments say so.
-    func segmentSections(_ segments: [FittedSegment], analysis: AudioAnalysis, estimate: BarEstimate)
-        -> [BarSection]
-    {
+    func segmentSections(
+        _ segments: [FittedSegment], features: ([Double]) -> BarFeatures, estimate: BarEstimate
+    ) -> [BarSection] {
         let meter = estimate.beatsPerBar
         guard meter >= 2, segments.count > 1 else { return [] }
         let alone = MeterEstimator(meters: [meter])
@@ -40,7 +41,7 @@ extension MeterEstimator {
                 position = (position + segment.beats.count) % meter
             }
             guard index > 0, position != 0, segment.beats.count >= Self.fewestSegmentBeats,
-                let own = alone.estimate(BarFeatures(beats: segment.beats, analysis: analysis)), own.firstDownbeat == 0
+                let own = alone.estimate(features(segment.beats)), own.firstDownbeat == 0
             else { continue }
             position = 0
             sections.append(BarSection(start: first, position: 0))

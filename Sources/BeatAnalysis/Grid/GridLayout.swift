@@ -88,7 +88,7 @@ extension GridFitter {
     /// grid one beat before its first (within ``GridModelSelector/explainTolerance``), the tempo
     /// changes at that beat: the first interval at the new tempo starts there, so it is the next
     /// segment's first beat (put on its grid), and the first bar of a medley's next song starts on it
-    /// (``MeterEstimator/segmentSections(_:analysis:estimate:)``). Which of the two grids the layout
+    /// (``MeterEstimator/segmentSections(_:features:estimate:)``). Which of the two grids the layout
     /// gave it to depends on a hair's difference in the onsets' fit.
     static func sharedBeatsStartingSegments(_ segments: [FittedSegment]) -> [FittedSegment] {
         var result = segments

@@ -193,10 +193,7 @@ struct GridModelSelector: Sendable {
         _ observations: [BeatObservation], pieces: [Range<Int>], sums: LineSums, sigma: Double
     ) -> TempoRamp? {
         let points = observations.map { (index: $0.index, time: $0.time) }
-        guard let ramp = TempoRamp.fit(points) else { return nil }
-        let first = ramp.interval(at: ramp.indices.lowerBound)
-        let last = ramp.interval(at: ramp.indices.upperBound - 1)
-        guard first > 0, last > 0, max(first, last) < 1.3 * min(first, last) else { return nil }
+        guard let ramp = TempoRamp.fit(points), ramp.staysInTrackerRange else { return nil }
         let n = Double(observations.count)
         let variance = sigma * sigma
         let steps =

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import BeatMapKit
 import Foundation
 
 /// A tempo that changes steadily: beat time as a parabola in beat number,
@@ -60,6 +61,14 @@ struct TempoRamp: Sendable, Equatable {
         }
     }
 
+    /// Whether its tempo stays within the tracker's range over the beats it was fitted to: the
+    /// intervals at its ends positive and within 1.3× of each other.
+    var staysInTrackerRange: Bool {
+        let first = interval(at: indices.lowerBound)
+        let last = interval(at: indices.upperBound - 1)
+        return first > 0 && last > 0 && max(first, last) < 1.3 * min(first, last)
+    }
+
     /// The ramp moved by half a beat: its beats are the midpoints of these.
     var halfBeatLater: TempoRamp {
         var moved = self
@@ -101,19 +110,33 @@ extension GridFitter {
     func refine(_ ramp: TempoRamp, matcher: PeakMatcher) -> TempoRamp {
         var current = ramp
         for tolerance in [0.04, 0.03, 0.02] {
-            var points: [(index: Int, time: Double)] = []
-            for index in current.indices {
-                let interval = current.interval(at: index)
-                guard interval > 0 else { continue }
-                if let peak = matcher.nearest(to: current.time(index), within: min(tolerance, 0.2 * interval)) {
-                    points.append((index, peak.time))
-                }
+            guard let fitted = refitted(current, over: current.indices, tolerance: tolerance, matcher: matcher) else {
+                break
             }
-            guard points.count >= 8, var fitted = TempoRamp.fit(points) else { break }
-            fitted.indices = current.indices
             current = fitted
         }
         return current
+    }
+
+    /// The parabola through the onsets nearest `ramp`'s beats `indices` (within `tolerance`, at most a
+    /// fifth of the beat; only beats inside `window` when one is given), over those beat numbers;
+    /// `nil` with fewer than 8 such onsets.
+    func refitted(
+        _ ramp: TempoRamp, over indices: ClosedRange<Int>, in window: ClosedRange<Double>? = nil, tolerance: Double,
+        matcher: PeakMatcher
+    ) -> TempoRamp? {
+        var points: [(index: Int, time: Double)] = []
+        for index in indices {
+            let interval = ramp.interval(at: index)
+            let time = ramp.time(index)
+            guard interval > 0, window?.contains(time) ?? true else { continue }
+            if let peak = matcher.nearest(to: time, within: min(tolerance, 0.2 * interval)) {
+                points.append((index, peak.time))
+            }
+        }
+        guard points.count >= 8, var fitted = TempoRamp.fit(points) else { return nil }
+        fitted.indices = indices
+        return fitted
     }
 
     /// How far ``grownRamp(_:tracked:matcher:span:)`` widens its window each step, as a share of the
@@ -156,15 +179,9 @@ extension GridFitter {
             while ramp.time(low) > lower, ramp.interval(at: low - 1) > 0 { low -= 1 }
             var high = ramp.indices.upperBound
             while ramp.time(high) < upper, ramp.interval(at: high) > 0 { high += 1 }
-            var points: [(index: Int, time: Double)] = []
-            for index in low...high where (lower...upper).contains(ramp.time(index)) {
-                let tolerance = min(0.04, 0.2 * ramp.interval(at: index))
-                if let peak = matcher.nearest(to: ramp.time(index), within: tolerance) {
-                    points.append((index, peak.time))
-                }
-            }
-            guard points.count >= 8, var fitted = TempoRamp.fit(points) else { return nil }
-            fitted.indices = low...high
+            guard
+                let fitted = refitted(ramp, over: low...high, in: lower...upper, tolerance: 0.04, matcher: matcher)
+            else { return nil }
             ramp = fitted
             if lower <= span.lowerBound, upper >= span.upperBound { break }
             let step = max(2, (upper - lower) * Self.rampGrowth)
@@ -172,21 +189,13 @@ extension GridFitter {
             upper = min(span.upperBound, upper + step)
         }
         ramp = refine(ramp, matcher: matcher)
-        let firstInterval = ramp.interval(at: ramp.indices.lowerBound)
-        let lastInterval = ramp.interval(at: ramp.indices.upperBound - 1)
-        guard firstInterval > 0, lastInterval > 0,
-            max(firstInterval, lastInterval) < 1.3 * min(firstInterval, lastInterval)
-        else { return nil }
+        guard ramp.staysInTrackerRange else { return nil }
         // Its beats a tolerance beyond the span, so that a tracked beat at either end is matched.
         let tolerance = GridModelSelector.explainTolerance
         let beats = beats(of: ramp, in: (span.lowerBound - tolerance)...(span.upperBound + tolerance))
-        var explained = 0
-        var cursor = 0
-        for beat in tracked where span.contains(beat) {
-            while cursor + 1 < beats.count, beats[cursor + 1] <= beat { cursor += 1 }
-            let near = [cursor, cursor + 1].filter { beats.indices.contains($0) }.map { abs(beats[$0] - beat) }
-            if let nearest = near.min(), nearest <= tolerance { explained += 1 }
-        }
+        let explained =
+            beats.isEmpty
+            ? 0 : tracked.filter { span.contains($0) && SortedSearch.nearest(beats, $0).distance <= tolerance }.count
         return (ramp, explained)
     }
 
