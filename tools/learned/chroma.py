@@ -31,11 +31,13 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from scipy.io import wavfile
 from scipy.signal import resample_poly
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bars  # noqa: E402
+
+sys.path.insert(0, os.path.join(bars.ROOT, 'tools', 'corpus'))
+import corpuslib as cl  # noqa: E402
 
 OUT = os.path.join(bars.ROOT, 'tools', 'learned', 'out', 'chroma')
 RATE = 22050
@@ -111,10 +113,8 @@ def compute(track):
     beats = np.array(json.load(open(bars.cache_path(key)))['beats'])
     if len(beats) < 2 * bars.METER:
         return None
-    rate, signal = wavfile.read(audio)
-    signal = signal.astype(np.float32)
-    if signal.ndim > 1:
-        signal = signal.mean(1)
+    rate, signal = cl.read_wav(audio)
+    signal = signal.mean(1).astype(np.float32)
     if rate != RATE:
         signal = resample_poly(signal, RATE, rate).astype(np.float32)
     treble = per_beat(*profile(signal, 4096, 150, 2500), beats)
