@@ -182,8 +182,9 @@ extension GridFitter {
     static let kickWindowRadius = 8
 
     /// The fraction of the median interval under which two followed beats are one beat claimed
-    /// twice: the tracker's tempi stay within 1.3× the song's (``trackBeats(novelty:peaks:period:span:range:)``),
-    /// so no interval it follows is shorter than 1⁄1.3 ≈ 0.77 of it.
+    /// twice: the tracker's tempi stay within ``trackerRange`` (1.3) of the song's
+    /// (``trackBeats(novelty:peaks:period:span:range:)``), so no interval it follows is shorter than
+    /// 1⁄1.3 ≈ 0.77 of it.
     static let seamFraction = 0.75
 
     /// `tracked` with the beats whose neighbourhood (``kickWindowRadius`` beats either side) has the
@@ -243,7 +244,7 @@ extension GridFitter {
         filled.reserveCapacity(result.count + 8)
         for beat in result {
             if let last = filled.last {
-                // Closer than the tracker's tempi allow (at most 1.3× the song's): two claims on one
+                // Closer than the tracker's tempi allow (``trackerRange``): two claims on one
                 // beat where a moved section meets one that stayed. The kick keeps the one it marks.
                 if beat - last < Self.seamFraction * interval {
                     if lowBand.strongest(near: beat) > lowBand.strongest(near: last) { filled[filled.count - 1] = beat }

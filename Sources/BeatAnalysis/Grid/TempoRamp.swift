@@ -62,11 +62,11 @@ struct TempoRamp: Sendable, Equatable {
     }
 
     /// Whether its tempo stays within the tracker's range over the beats it was fitted to: the
-    /// intervals at its ends positive and within 1.3× of each other.
+    /// intervals at its ends positive and within ``GridFitter/trackerRange`` of each other.
     var staysInTrackerRange: Bool {
         let first = interval(at: indices.lowerBound)
         let last = interval(at: indices.upperBound - 1)
-        return first > 0 && last > 0 && max(first, last) < 1.3 * min(first, last)
+        return first > 0 && last > 0 && max(first, last) < GridFitter.trackerRange * min(first, last)
     }
 
     /// The ramp moved by half a beat: its beats are the midpoints of these.
@@ -200,7 +200,7 @@ extension GridFitter {
     }
 
     /// The beats of `ramp` inside `span`: its own beat numbers, extended either way while the beats
-    /// stay in the span and the interval stays within a factor of 1.3 of the one at that end (the
+    /// stay in the span and the interval stays within ``trackerRange`` of the one at that end (the
     /// tracker's own tempo range: a parabola is not carried far beyond the beats it was fitted to).
     func beats(of ramp: TempoRamp, in span: ClosedRange<Double>) -> [Double] {
         let first = ramp.indices.lowerBound
@@ -208,7 +208,8 @@ extension GridFitter {
         func plausible(_ index: Int, near end: Int) -> Bool {
             let interval = ramp.interval(at: index)
             let reference = ramp.interval(at: end)
-            return interval > 0 && reference > 0 && interval < 1.3 * reference && interval > reference / 1.3
+            return interval > 0 && reference > 0 && interval < Self.trackerRange * reference
+                && interval > reference / Self.trackerRange
         }
         var lower = first
         while plausible(lower - 1, near: first), ramp.time(lower - 1) >= span.lowerBound { lower -= 1 }

@@ -24,7 +24,7 @@ extension GridFitter {
     /// Step between those windows (seconds).
     static let regionStep = 5.0
     /// How far (as a tempo ratio) a window's tempo must lie from the song's to start a region: 1.2,
-    /// beyond which the tracker, whose range stops at 1.3, rarely holds a tempo.
+    /// beyond which the tracker, whose range stops at ``GridFitter/trackerRange`` (1.3), rarely holds a tempo.
     static let regionDeparture = 1.2
     /// How closely (natural log, 4 %) the windows of one region agree.
     static let regionAgreement = 0.04
