@@ -204,6 +204,11 @@ public struct GridFitter: Sendable {
             }
         }
         if case .grid(let pieces) = model, pieces.count > 1 {
+            // A tempo change within the tracker's reach keeps the beat: a segment the tracker took up
+            // a fraction of a beat away from its neighbour (a bossa's quarter beat, which the drum
+            // check above does not try) continues it, unless its onsets clearly say otherwise.
+            let continued = continuingTheBeat(fittedSegments, novelty: novelty, duration: duration)
+            if continued.moved { fittedSegments = aligned(continued.segments) }
             fittedSegments = Self.sharedBeatsStartingSegments(fittedSegments)
         }
         let beats = fittedSegments.flatMap(\.beats)
