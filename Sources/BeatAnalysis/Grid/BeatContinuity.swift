@@ -6,7 +6,7 @@ import Foundation
 // skip a fraction of a beat where it does. A medley's next song (a tempo change beyond that reach) may
 // start anywhere.
 extension GridFitter {
-    /// The fraction of a beat, in (−½, ½], by which `next`'s beats would move to continue `previous`'s:
+    /// The fraction of a beat, from −½ to ½, by which `next`'s beats would move to continue `previous`'s:
     /// its first beat one interval — between the two segments' own — after the last of `previous`.
     /// `nil` when they continue it already (within ``GridModelSelector/explainTolerance``), when either
     /// has fewer than two beats, or when the tempo changes beyond ``trackerRange``.
