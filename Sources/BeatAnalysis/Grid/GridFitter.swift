@@ -231,13 +231,13 @@ public struct GridFitter: Sendable {
     // MARK: Tracking
 
     /// How far the tracker's tempi may stray from the song's, as a factor either way: 1.3. Within it
-    /// the metric level stays the song's (the nearest other levels, ×⁴⁄₃ and ×³⁄₂, lie outside); the
+    /// the metric level stays the song's (the nearest other levels, ×4⁄3 and ×3⁄2, lie outside); the
     /// ramps carried beyond the tracked beats keep to it too (``TempoRamp/staysInTrackerRange``).
     static let trackerRange = 1.3
 
     /// Beats tracked through the whole song at tempi within ``trackerRange`` of `period` (so the metric
-    /// level stays the song's; `range` gives another factor), in seconds. Inside `regions` the range is centred on
-    /// the region's own tempo instead (``allowedIntervals(at:period:range:regions:)``).
+    /// level stays the song's; `range` gives another factor), in seconds. Inside `regions` the range
+    /// is centred on the region's own tempo instead (``allowedIntervals(at:period:range:regions:)``).
     func trackBeats(
         novelty: Novelty, peaks: [OnsetPeak], period: Double, span: ClosedRange<Double>, range: Double = trackerRange,
         regions: [TempoRegion] = []

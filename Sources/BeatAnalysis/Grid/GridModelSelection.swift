@@ -186,9 +186,10 @@ struct GridModelSelector: Sendable {
     /// by the Bayesian information criterion — residual sums of squares in units of the timing noise
     /// `sigma`, plus `ln n` per parameter: three for the ramp, three per piece less one for the pieces
     /// (a tempo and a phase each, and where each but the first starts) — and its tempo stays within
-    /// the tracker's range (the intervals at its ends within ``trackerRange`` of each other) and positive. A song
-    /// that steps from one tempo to another is two lines, which a parabola fits worse; one that speeds
-    /// up steadily is a parabola, which a staircase of lines fits worse and with more parameters.
+    /// the tracker's range (the intervals at its ends within ``GridFitter/trackerRange`` of each
+    /// other) and positive. A song that steps from one tempo to another is two lines, which a parabola
+    /// fits worse; one that speeds up steadily is a parabola, which a staircase of lines fits worse and
+    /// with more parameters.
     func rampRatherThanSteps(
         _ observations: [BeatObservation], pieces: [Range<Int>], sums: LineSums, sigma: Double
     ) -> TempoRamp? {
