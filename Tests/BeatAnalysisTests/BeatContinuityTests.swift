@@ -41,6 +41,8 @@ struct BeatContinuityTests {
         #expect(GridFitter.phaseJump(from: Self.before, to: Self.after(from: Self.continued)) == nil)
         // Anywhere between the two intervals is continuous: the change may fall inside a beat.
         #expect(GridFitter.phaseJump(from: Self.before, to: Self.after(from: 29.32 + 0.46)) == nil)
+        // So is one beat on, the beat at the change missing from the layout.
+        #expect(GridFitter.phaseJump(from: Self.before, to: Self.after(from: 29.32 + 0.48 + 0.4)) == nil)
         let early = try #require(GridFitter.phaseJump(from: Self.before, to: Self.after(from: Self.continued - 0.1)))
         #expect(abs(early - 0.25) < 1e-9)
         let medley = FittedSegment(bpm: 200, firstBeat: 29.5, beats: (0..<60).map { 29.5 + Double($0) * 0.3 })

@@ -7,9 +7,10 @@ import Foundation
 // start anywhere.
 extension GridFitter {
     /// The fraction of a beat, from −½ to ½, by which `next`'s beats would move to continue `previous`'s:
-    /// its first beat one interval — between the two segments' own — after the last of `previous`.
-    /// `nil` when they continue it already (within ``GridModelSelector/explainTolerance``), when either
-    /// has fewer than two beats, or when the tempo changes beyond ``trackerRange``.
+    /// its first beat one interval — between the two segments' own — after the last of `previous`, or
+    /// two where the beat at the change itself is missing from the layout. `nil` when they continue it
+    /// already (within ``GridModelSelector/explainTolerance``), when either has fewer than two beats,
+    /// or when the tempo changes beyond ``trackerRange``.
     static func phaseJump(from previous: FittedSegment, to next: FittedSegment) -> Double? {
         guard previous.beats.count >= 2, next.beats.count >= 2, previous.bpm > 0, next.bpm > 0,
             let last = previous.beats.last
@@ -19,7 +20,12 @@ extension GridFitter {
         guard max(before, after) < trackerRange * min(before, after) else { return nil }
         let gap = next.firstBeat - last
         let tolerance = GridModelSelector.explainTolerance
-        if gap >= min(before, after) - tolerance, gap <= max(before, after) + tolerance { return nil }
+        for intervals in 1...2 {
+            let count = Double(intervals)
+            if gap >= count * min(before, after) - tolerance, gap <= count * max(before, after) + tolerance {
+                return nil
+            }
+        }
         let fraction = (last + after - next.firstBeat) / after
         return fraction - fraction.rounded()
     }
