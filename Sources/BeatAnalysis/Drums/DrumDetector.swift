@@ -115,10 +115,7 @@ enum DrumDetector {
                 let moved = strength(at: read[index] + shift * (read[index + 1] - read[index])) ?? 0
                 differences.append(Double(moved - at))
             }
-            let n = Double(differences.count)
-            let mean = differences.reduce(0, +) / n
-            let variance = differences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (n - 1)
-            let t = mean / (variance.squareRoot() / n.squareRoot() + 1e-9)
+            let t = PairedT.of(differences)
             if best.map({ t > $0.t }) ?? true { best = (t, shift) }
         }
         guard let best, best.t >= minimumT else { return nil }

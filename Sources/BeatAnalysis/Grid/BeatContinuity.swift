@@ -31,17 +31,14 @@ extension GridFitter {
     }
 
     /// How much stronger `novelty` is at `beats` each moved `fraction` of its interval towards the next
-    /// than at the beats themselves: a paired t statistic over the beats (each read at its strongest
-    /// within a hop); 0 for fewer than three beats.
+    /// than at the beats themselves: a paired t statistic over the beats (``PairedT``, each read at
+    /// its strongest within a hop); 0 for fewer than three beats.
     static func movedSupport(_ beats: [Double], by fraction: Double, novelty: Novelty) -> Double {
         guard beats.count >= 3 else { return 0 }
         let differences = zip(beats, beats.dropFirst()).map { beat, following in
             novelty.strongest(near: beat + fraction * (following - beat)) - novelty.strongest(near: beat)
         }
-        let n = Double(differences.count)
-        let mean = differences.reduce(0, +) / n
-        let variance = differences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (n - 1)
-        return mean / (variance.squareRoot() / n.squareRoot() + 1e-9)
+        return PairedT.of(differences)
     }
 
     /// `segments` (grid tempo segments, in time order) with each tempo change within the tracker's reach
