@@ -62,6 +62,26 @@ struct BeatContinuityTests {
         #expect(result.segments[1].beats.count == 60)
     }
 
+    @Test("a segment under half a beat after the one before moves back onto its last beat, which it then starts")
+    func shortGapTakesTheChangeBeat() throws {
+        // The later grid from 29.46 s: 0.14 s (0.35 of its beat) after the earlier one's last beat.
+        let sixteenths = (0..<240).map { Self.continued + Double($0) * 0.1 }
+        let novelty = Self.novelty(peaks: Self.before.beats + sixteenths)
+        let close = Self.after(from: 29.46)
+        let jump = try #require(GridFitter.phaseJump(from: Self.before, to: close))
+        #expect(abs(jump + 0.35) < 1e-9)
+        let result = GridFitter().continuingTheBeat([Self.before, close], novelty: novelty, duration: 60)
+        #expect(result.moved)
+        try #require(result.segments.count == 2)
+        // The beat at 29.32 s is the change: the earlier segment ends a beat before it.
+        #expect(result.segments[0].beats.count == 59)
+        #expect(abs((result.segments[0].beats.last ?? 0) - 28.84) < 1e-9)
+        #expect(abs(result.segments[1].firstBeat - 29.32) < 1e-9)
+        #expect(result.segments[1].beats.count == 60)
+        let beats = result.segments.flatMap(\.beats)
+        #expect(zip(beats, beats.dropFirst()).allSatisfy { $1 - $0 > 0.39 })
+    }
+
     @Test("a segment whose onsets are only on its own beats stays where it is")
     func ownOnsetsKeepTheJump() throws {
         let own = Self.after(from: Self.continued - 0.1)

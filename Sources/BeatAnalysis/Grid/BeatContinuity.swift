@@ -57,11 +57,8 @@ extension GridFitter {
         while index < current.count {
             defer { index += 1 }
             guard let jump = Self.phaseJump(from: current[index - 1], to: current[index]) else { continue }
-            var best = (
-                index: index, fraction: jump,
-                support: Self.movedSupport(
-                    current[index].beats, by: jump, novelty: novelty)
-            )
+            let support = Self.movedSupport(current[index].beats, by: jump, novelty: novelty)
+            var best = (index: index, fraction: jump, support: support)
             if index == 1, let first = current[1].beats.first, let last = current[0].beats.last {
                 let before = 60 / current[0].bpm
                 let back = (first - before - last) / before
@@ -71,6 +68,9 @@ extension GridFitter {
             }
             guard best.support > -DrumDetector.minimumT else { continue }
             let fractions = current.indices.map { $0 == best.index ? best.fraction : nil }
+            // The earlier segment loses a beat the move brings within a third of a beat of the later
+            // one's first (``shifted(_:by:duration:)``): a later segment under half a beat after it
+            // moves back onto its last beat, which then starts the later segment.
             current = Self.shifted(current, by: fractions, duration: duration)
             moved = true
         }
