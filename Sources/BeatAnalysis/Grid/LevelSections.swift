@@ -106,3 +106,38 @@ extension GridFitter {
         return result
     }
 }
+
+extension GridFitter {
+    /// `tracked` (beats tracked from `period`), or the beats of a tracker held at `period`'s level when
+    /// the tracker left that level for the pulse 4⁄3 or ¾ from it and the held beats stand out more.
+    ///
+    /// The level was chosen before the tracking (the whole-song estimate and its level rules, or
+    /// ``levelChange(_:novelty:lowBand:)`` along beats already tracked); the tracker's 30 % are there
+    /// to follow a drift, a ramp or a step, not to choose another level. But 4⁄3 lies just beyond its
+    /// reach, within a frame of its fastest tempo, and a dotted figure (three rows of a tracker module,
+    /// three sixteenths: a beat of 4⁄3) can draw it there for a whole song, where
+    /// ``repairingLevelSections(_:novelty:peaks:span:regions:)``, which reads sections against the
+    /// song's own median, finds none. So where the tracked beats' median tempo lies at 4⁄3 or ¾ of the
+    /// level they were tracked from (``sectionRatios``, within ``sectionRatioTolerance``), a tracker
+    /// held within ``sameLevelRatio`` of that level is run too, and the two compete as the other
+    /// readings of a song's beats do: the beats that stand out more (``trackedScore(_:novelty:span:)``,
+    /// step 9's salience) are kept. A song really at 4⁄3 of the level chosen keeps its beats: held at
+    /// that level, the tracker's beats fall between its onsets two times in three.
+    func heldAtItsLevel(
+        _ tracked: [Double], period: Double, _ context: TrackingContext, regions: [TempoRegion]
+    ) -> [Double] {
+        let interval = BeatSequence(beats: tracked).medianInterval
+        guard interval > 0, tracked.count >= 2 * Self.sectionContext else { return tracked }
+        let ratio = period / interval
+        guard Self.sectionRatios.contains(where: { abs(log(ratio / $0)) < Self.sectionRatioTolerance }) else {
+            return tracked
+        }
+        let held = trackBeats(
+            novelty: context.novelty, peaks: context.peaks, period: period, span: context.span,
+            range: Self.sameLevelRatio, regions: regions)
+        guard held.count >= 2 * Self.sectionContext else { return tracked }
+        let heldSalience = trackedScore(held, novelty: context.novelty, span: context.span)
+        let trackedSalience = trackedScore(tracked, novelty: context.novelty, span: context.span)
+        return heldSalience > trackedSalience ? held : tracked
+    }
+}

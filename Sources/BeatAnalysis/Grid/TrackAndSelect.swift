@@ -52,6 +52,9 @@ extension GridFitter {
             period = next
             tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span, regions: regions)
         }
+        // A tracker drawn 4⁄3 or ¾ from the level chosen (a dotted figure, just past its reach) is
+        // held at that level, where its beats stand out more.
+        tracked = heldAtItsLevel(tracked, period: period, context, regions: regions)
         // Beats half a beat out move to the beats between them.
         let sequence = BeatSequence(beats: tracked)
         if isOffBeat(sequence, novelty: novelty, lowBand: lowBand) {
