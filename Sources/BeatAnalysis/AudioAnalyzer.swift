@@ -117,6 +117,9 @@ public struct AudioAnalysis: Sendable {
     public var sampleRate: Int
     /// Channels in the file (they are mixed down to mono).
     public var channels: Int
+    /// Whether the file's two channels cancelled in their mean (one is the other inverted) and were
+    /// mixed as their difference instead (``AudioFileReader/channelsCancel``).
+    public var secondChannelInverted = false
     /// Frames decoded (at the file's rate).
     public var frames: Int64
     /// The analysis frame (``AnalysisFrame/analysis``).
@@ -253,11 +256,31 @@ public struct AudioAnalyzer: Sendable {
     }
 
     /// Analyses the file at `url`. `progress` is called now and then with the fraction decoded (0…1).
+    ///
+    /// A stereo file whose channels cancel in their mean (one is the other inverted: a channel in
+    /// opposite polarity, a tracker module played in surround) would be all but silent mixed down as
+    /// that mean; it is analysed again, mixed as the channels' difference, and says so
+    /// (``AudioAnalysis/secondChannelInverted``). Only a file read to its end can tell, so such a file
+    /// is decoded twice.
     public func analyze(_ url: URL, progress: (@Sendable (Double) -> Void)? = nil) throws(AnalysisError)
         -> AudioAnalysis
     {
+        if let analysis = try pass(url, progress: progress, invertingSecondChannel: false) { return analysis }
+        guard let analysis = try pass(url, progress: progress, invertingSecondChannel: true) else {
+            // Not reached: only a pass that mixes the mean stops for cancelling channels.
+            throw .empty(path: url.path)
+        }
+        return analysis
+    }
+
+    /// One streaming pass over `url`, mixing a stereo file's second channel inverted when
+    /// `invertingSecondChannel`; `nil` when, mixing the mean, the channels cancelled.
+    private func pass(
+        _ url: URL, progress: (@Sendable (Double) -> Void)?, invertingSecondChannel: Bool
+    ) throws(AnalysisError) -> AudioAnalysis? {
         let reader: AudioFileReader
         do { reader = try AudioFileReader(url: url) } catch { throw .decode(error) }
+        reader.invertsSecondChannel = invertingSecondChannel
         let path = url.path
         do { try Self.checkSampleRate(of: reader) } catch { throw .decode(error) }
         let frame = AnalysisFrame.analysis
@@ -406,6 +429,7 @@ public struct AudioAnalyzer: Sendable {
         let frames = framesDecoded
         if let reason = reader.truncation() { throw .decode(.readFailed(path: path, reason: reason)) }
         guard frames > 0 else { throw .empty(path: path) }
+        if !invertingSecondChannel, reader.channelsCancel { return nil }
         let duration = Double(frames) / Double(reader.sampleRate)
         guard duration >= settings.minimumDuration else { throw .tooShort(path: path, duration: duration) }
         let peakDecibels = peak > 0 ? 20 * log10(Double(peak)) : -Double.infinity
@@ -418,7 +442,8 @@ public struct AudioAnalyzer: Sendable {
         let trackerDelay = DetectionDelay.trackerHops * frame.hopDuration
         let beats = tracker.map { _ in rawBeats.map { $0 - trackerDelay }.filter { $0 >= 0 && $0 < duration } }
         return AudioAnalysis(
-            path: path, sampleRate: reader.sampleRate, channels: reader.channels, frames: frames, frame: frame,
+            path: path, sampleRate: reader.sampleRate, channels: reader.channels,
+            secondChannelInverted: invertingSecondChannel, frames: frames, frame: frame,
             resampler: resampler?.summary, envelope: envelope, trackerBeats: beats, trackerBPM: tracker?.bpm,
             peak: peak,
             onsetMethod: settings.onsetMethod, levels: levels, lowLevels: lowLevels, chroma: chroma.values,

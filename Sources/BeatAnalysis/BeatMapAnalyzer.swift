@@ -44,6 +44,10 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
     /// out to tell a beat from chance onsets: a short jingle is mapped, but so might a few seconds of
     /// speech or applause be.
     case fewBeats(count: Int, seconds: Double)
+    /// The file's two channels cancel each other in their mean (one is the other in opposite polarity),
+    /// so it was analysed as their difference (``AudioAnalysis/secondChannelInverted``). A player that
+    /// mixes it to mono plays next to nothing.
+    case channelsCancel
 
     /// A sentence for users.
     public var description: String {
@@ -54,6 +58,9 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
         case .fewBeats(let count, let seconds):
             return
                 "only \(count) beats in \(String(format: "%.1f", seconds)) s: too few to tell a beat from chance onsets; listen to the map before using it"
+        case .channelsCancel:
+            return
+                "the two channels cancel each other (one is in opposite polarity): analysed as their difference; mixed to mono, the file is all but silent"
         }
     }
 }
@@ -129,6 +136,7 @@ public struct BeatMapAnalyzer: Sendable {
         var warnings: [AnalysisWarning] = []
         if fit.isLowConfidence { warnings.append(.lowConfidence(confidence: fit.confidence, score: fit.score)) }
         if fit.hasFewBeats { warnings.append(.fewBeats(count: fit.beats.count, seconds: analysis.duration)) }
+        if analysis.secondChannelInverted { warnings.append(.channelsCancel) }
         return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis, warnings: warnings)
     }
 

@@ -55,6 +55,27 @@ public final class AudioFileReader {
     /// Samples beyond ±``maximumSampleMagnitude`` in the file, delivered clipped to it.
     public private(set) var clippedSamples: Int64 = 0
 
+    /// Whether ``readMono(into:frames:)`` mixes a stereo file as the mean of its first channel and its
+    /// second inverted (their half difference) rather than the mean of the two. Set it before reading,
+    /// for a file whose channels cancel in their mean (``channelsCancel``).
+    public var invertsSecondChannel = false
+    /// Of a stereo file's frames mixed so far (every fourth one: enough for a ratio of energies), the
+    /// energy of the channels' sum, and that of their difference.
+    public private(set) var stereoEnergies: (sum: Double, difference: Double) = (0, 0)
+    /// The fraction of the channels' difference's energy under which their sum's tells that one channel
+    /// is the other inverted (a channel wired or encoded in opposite polarity, a mix made "wide" by
+    /// inverting one side): a hundredth, 20 dB. Music mixed as music keeps more in its sum than in its
+    /// difference; the least of the corpus's 513 stereo renders, game soundtracks and composed songs
+    /// keeps 0.16 of it (a Freedoom song whose pads are rendered wide), and a tracker module whose every
+    /// channel plays in surround (one side inverted) 2 × 10⁻⁷.
+    public static let cancellingFraction = 0.01
+    /// Whether the stereo frames read so far cancel in the channels' mean: its energy is under
+    /// ``cancellingFraction`` of the difference's. Mixed as the mean, such a file is all but silent.
+    public var channelsCancel: Bool {
+        channels == 2 && stereoEnergies.difference > 0
+            && stereoEnergies.sum < Self.cancellingFraction * stereoEnergies.difference
+    }
+
     private let handle: OpaquePointer
     private var interleaved: [Float] = []
 
@@ -142,8 +163,9 @@ public final class AudioFileReader {
         return true
     }
 
-    /// Reads up to `capacity` frames mixed down to mono (the mean of the channels) into `mono`.
-    /// Returns the frames read; 0 at the end of the file.
+    /// Reads up to `capacity` frames mixed down to mono (the mean of the channels, or for stereo with
+    /// ``invertsSecondChannel`` the half difference) into `mono`. Returns the frames read; 0 at the end
+    /// of the file.
     public func readMono(into mono: UnsafeMutablePointer<Float>, frames capacity: Int) throws(AudioDecodeError) -> Int {
         if channels == 1 { return try readInterleaved(into: mono, frames: capacity) }
         if interleaved.count < capacity * channels { interleaved = [Float](repeating: 0, count: capacity * channels) }
@@ -155,8 +177,19 @@ public final class AudioFileReader {
         let scale = 1 / Float(channelCount)
         interleaved.withUnsafeBufferPointer { buffer in
             if channelCount == 2 {
-                // Stereo, most files: a loop the compiler vectorises (the general one below it does not).
-                for frame in 0..<frames { mono[frame] = (buffer[2 * frame] + buffer[2 * frame + 1]) * scale }
+                // Stereo, most files: loops the compiler vectorises (the general one below them does not).
+                // The second channel's sign is exact (±1), so the mean is the same bits either way.
+                let sign: Float = invertsSecondChannel ? -1 : 1
+                for frame in 0..<frames { mono[frame] = (buffer[2 * frame] + sign * buffer[2 * frame + 1]) * scale }
+                var sum: Float = 0
+                var difference: Float = 0
+                for frame in stride(from: 0, to: frames, by: 4) {
+                    let (left, right) = (buffer[2 * frame], buffer[2 * frame + 1])
+                    sum += (left + right) * (left + right)
+                    difference += (left - right) * (left - right)
+                }
+                stereoEnergies.sum += Double(sum)
+                stereoEnergies.difference += Double(difference)
                 return
             }
             for frame in 0..<frames {

@@ -102,9 +102,36 @@ struct AnalysisRateTests {
         let a = try Self.analyse(mono, sampleRate: sampleRate)
         let b = try Self.analyse(stereo, channels: 2, sampleRate: sampleRate)
         #expect(b.channels == 2)
+        #expect(!b.secondChannelInverted)
         #expect(a.envelope == b.envelope)
         #expect(a.levels == b.levels)
         #expect(a.peak == b.peak)
+    }
+
+    @Test("a stereo file whose second channel is the first inverted is analysed as their difference, as its mono")
+    func invertedChannel() throws {
+        let mono = Self.clicks(sampleRate: 44_100, duration: 6)
+        let a = try Self.analyse(mono, sampleRate: 44_100)
+        // The mean of the two channels is exactly 0: mixed so, the file is silent.
+        let b = try Self.analyse(mono.flatMap { [$0, -$0] }, channels: 2, sampleRate: 44_100)
+        #expect(b.secondChannelInverted)
+        #expect(a.envelope == b.envelope)
+        #expect(a.levels == b.levels)
+        #expect(a.peak == b.peak)
+    }
+
+    @Test("a stereo file with a channel inverted under a louder shared mix is mixed as the mean")
+    func partlyInvertedKept() throws {
+        // Clicks in both channels alike, and a quiet tone inverted in the second: the sum keeps most of
+        // the energy (the difference, the tone's, is about a tenth of it), far from cancelling.
+        let clicks = Self.clicks(sampleRate: 44_100, duration: 6)
+        let stereo = clicks.enumerated().flatMap { index, sample -> [Float] in
+            let tone = Float(0.005 * sin(Double(index) * 0.05))
+            return [sample + tone, sample - tone]
+        }
+        let b = try Self.analyse(stereo, channels: 2, sampleRate: 44_100)
+        #expect(!b.secondChannelInverted)
+        #expect(!b.envelope.peaks().isEmpty)
     }
 
     @Test("a file below 4 kHz is refused as unsupported, naming the file")
