@@ -65,9 +65,10 @@ public final class AudioFileReader {
     /// The fraction of the channels' difference's energy under which their sum's tells that one channel
     /// is the other inverted (a channel wired or encoded in opposite polarity, a mix made "wide" by
     /// inverting one side): a hundredth, 20 dB. Music mixed as music keeps more in its sum than in its
-    /// difference; the least of the corpus's 513 stereo renders, game soundtracks and composed songs
-    /// keeps 0.16 of it (a Freedoom song whose pads are rendered wide), and a tracker module whose every
-    /// channel plays in surround (one side inverted) 2 × 10⁻⁷.
+    /// difference; of the 513 stereo WAVs of the development corpus (its renders, Freedoom's songs,
+    /// the tracker modules and the 240 composed songs), the least keeps 0.16 of it (a Freedoom song
+    /// whose pads are rendered wide), and a tracker module whose every channel plays in surround (one
+    /// side inverted) 2 × 10⁻⁷.
     public static let cancellingFraction = 0.01
     /// Whether the stereo frames read so far cancel in the channels' mean: its energy is under
     /// ``cancellingFraction`` of the difference's. Mixed as the mean, such a file is all but silent.

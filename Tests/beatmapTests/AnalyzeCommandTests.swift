@@ -138,6 +138,25 @@ struct AnalyzeCommandTests {
         #expect(validation.status == 0, "\(validation.stdout)")
     }
 
+    @Test("a stereo song whose second channel is the first inverted is mapped, exit 0, its warning on stderr and in --json")
+    func cancellingChannels() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let track = TestTracks.drums(bpm: 120, start: 0.5, duration: 20).track
+        try WAVWriter.write(
+            channels: [track.samples, track.samples.map { -$0 }], sampleRate: track.sampleRate,
+            to: folder.appendingPathComponent("surround.wav"))
+        let result = try CLI.run(["analyze", "--json", "-o", "surround.beatmap.json", "surround.wav"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("surround.wav: the two channels cancel each other"), "\(result.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let files = try #require(summary["files"] as? [[String: Any]])
+        let segments = try #require(files.first?["segments"] as? [[String: Any]])
+        #expect(abs((segments.first?["bpm"] as? Double ?? 0) - 120) < 0.05)
+        let warnings = try #require(files.first?["warnings"] as? [String])
+        #expect(warnings.contains { $0.contains("analysed as their difference") })
+    }
+
     @Test("usage errors exit 2: -o with several files, a missing path, bad tempo limits")
     func usageErrors() throws {
         let folder = try Self.project([100, 120], duration: 5)
