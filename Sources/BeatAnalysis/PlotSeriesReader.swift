@@ -51,10 +51,26 @@ public struct PlotSeriesReader: Sendable {
         self.onsetMethod = onsetMethod
     }
 
-    /// Reads `url` between `from` and `to` seconds (`to` defaults to the end of the audio).
+    /// Reads `url` between `from` and `to` seconds (`to` defaults to the end of the audio). A stereo
+    /// file whose channels cancel in their mean over what was read is read again mixed as their
+    /// difference, as ``AudioAnalyzer`` analyses it (``AudioFileReader/channelsCancel``).
     public func read(_ url: URL, from: Double = 0, to: Double? = nil) throws(PlotSeriesError) -> PlotSeries {
+        if let series = try read(url, from: from, to: to, invertingSecondChannel: false) { return series }
+        guard let series = try read(url, from: from, to: to, invertingSecondChannel: true) else {
+            // Not reached: only a pass that mixes the mean stops for cancelling channels.
+            throw .empty(path: url.path)
+        }
+        return series
+    }
+
+    /// One pass over `url`, mixing a stereo file's second channel inverted when
+    /// `invertingSecondChannel`; `nil` when, mixing the mean, the channels cancelled.
+    private func read(
+        _ url: URL, from: Double, to: Double?, invertingSecondChannel: Bool
+    ) throws(PlotSeriesError) -> PlotSeries? {
         let reader: AudioFileReader
         do { reader = try AudioFileReader(url: url) } catch { throw .decode(error) }
+        reader.invertsSecondChannel = invertingSecondChannel
         let path = url.path
         do { try AudioAnalyzer.checkSampleRate(of: reader) } catch { throw .decode(error) }
         let rate = Double(reader.sampleRate)
@@ -149,6 +165,7 @@ public struct PlotSeriesReader: Sendable {
         }
         framer.finish(detect)
         guard position > 0 else { throw .empty(path: path) }
+        if !invertingSecondChannel, reader.channelsCancel { return nil }
 
         let readDuration = position / rate
         // When reading stopped at `to`, the audio's own length is the header's (libsndfile's frame count).

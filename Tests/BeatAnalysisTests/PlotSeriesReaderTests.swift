@@ -57,6 +57,21 @@ struct PlotSeriesReaderTests {
         #expect(series.onsetStrength[quiet] < strongest * 0.05)
     }
 
+    @Test("a stereo file whose second channel is the first inverted plots as its mono original")
+    func invertedChannelPlotted() throws {
+        let samples = Self.clickTrack(clicks: [0.5, 1.25, 2.0])
+        let mono = try withTrack(samples) { try PlotSeriesReader(columns: 300).read($0) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plot-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("surround.wav")
+        try WAVFixture.write(samples.flatMap { [$0, -$0] }, channels: 2, sampleRate: 44_100, to: url)
+        let stereo = try PlotSeriesReader(columns: 300).read(url)
+        #expect(stereo.maxima == mono.maxima)
+        #expect(stereo.minima == mono.minima)
+        #expect(stereo.onsetStrength == mono.onsetStrength)
+    }
+
     @Test("--from/--to zoom gives columns over the range only")
     func zoom() throws {
         let series = try withTrack(Self.clickTrack(clicks: [0.5, 1.25, 2.0])) {
