@@ -24,10 +24,11 @@ with timing one can trust:
   under the convention (a section at double speed, patterns cut at odd rows) is left out.
 
 The modules come from these Debian packages (`apt-get download`, unpacked here, never installed):
-PACKAGES below. Jingles under 20 s and copies (the same bytes, or the same music saved in another
-format) are left out; songs are cut at five
-minutes. The split is made by the corpus's rule (tools/corpus/build.py) before anything was
-measured on these songs: the songs kept, sorted by name, every third one from the first is validation.
+PACKAGES and MORE_PACKAGES below. Jingles under 20 s and copies (the same bytes, or the same music
+saved in another format) are left out; songs are cut at five minutes. The split is made by the
+corpus's rule (tools/corpus/build.py) before anything was measured on these songs: the songs kept,
+sorted by name, every third one from the first is validation, in each batch on its own (the second
+batch, MORE_PACKAGES, was added after the first was measured, and leaves its split as it was).
 
     python3 tools/corpus/make-modules.py [--check]
 
@@ -57,6 +58,11 @@ np = cl.np
 # Debian packages whose data holds tracker modules (checked on Debian 12: 64 modules in all).
 PACKAGES = ('bugsquish', 'circuslinux-data', 'madbomber-data', 'pachi-data', 'penguin-command',
             'pingus-data', 'ri-li-data', 'solarwolf', 'tecnoballz-data', 'tuxmath-data')
+# Added in session 38 after the first figures were measured on the songs of PACKAGES: their songs are
+# split among themselves by the same rule, so that every song of the first batch keeps its split.
+MORE_PACKAGES = ('bomberclone-data', 'ceferino-data', 'criticalmass-data', 'freedroid-data', 'gemdropx',
+                 'heroes-sound-tracks', 'njam-data', 'open-invaders-data', 'rockdodger', 'tuxtype-data')
+BATCHES = (PACKAGES, MORE_PACKAGES)
 EXTENSIONS = ('.mod', '.s3m', '.xm', '.it')
 SHORTEST = 20.0     # seconds: shorter modules are jingles
 LONGEST = 300.0     # seconds rendered at most
@@ -171,33 +177,38 @@ def same_music(a, b):
 
 
 def fetch_modules(folder):
-    """(name, bytes) of every module in PACKAGES, downloaded into folder/debs and unpacked there."""
+    """(batch, name, bytes) of every module in BATCHES, downloaded into folder/debs and unpacked there,
+    batch by batch and sorted by name within each (a copy of an earlier batch's song is left out)."""
     debs = os.path.join(folder, 'debs')
     os.makedirs(debs, exist_ok=True)
-    for package in PACKAGES:
-        if not glob.glob(os.path.join(debs, f'{package}_*.deb')):
-            result = subprocess.run(['apt-get', 'download', package], cwd=debs, capture_output=True, text=True)
-            if result.returncode != 0:
-                sys.exit(f'make-modules: apt-get download {package} failed: {result.stderr.strip()}')
     found, seen = [], set()
-    for deb in sorted(glob.glob(os.path.join(debs, '*.deb'))):
-        package = os.path.basename(deb).split('_')[0]
-        with tempfile.TemporaryDirectory() as unpacked:
-            subprocess.run(['dpkg-deb', '-x', deb, unpacked], check=True)
-            for root, _, files in sorted(os.walk(unpacked)):
-                for file in sorted(files):
-                    stem, extension = os.path.splitext(file)
-                    if extension.lower() not in EXTENSIONS:
-                        continue
-                    with open(os.path.join(root, file), 'rb') as f:
-                        data = f.read()
-                    digest = hashlib.sha256(data).hexdigest()
-                    if digest in seen:
-                        continue
-                    seen.add(digest)
-                    name = f'{package.removesuffix("-data")}-{stem.lower().replace("_", "-")}'
-                    found.append((name, data))
-    return sorted(found)
+    for batch, packages in enumerate(BATCHES):
+        modules = []
+        for package in sorted(packages):
+            debs_found = sorted(glob.glob(os.path.join(debs, f'{package}_*.deb')))
+            if not debs_found:
+                result = subprocess.run(['apt-get', 'download', package], cwd=debs, capture_output=True, text=True)
+                if result.returncode != 0:
+                    sys.exit(f'make-modules: apt-get download {package} failed: {result.stderr.strip()}')
+                debs_found = sorted(glob.glob(os.path.join(debs, f'{package}_*.deb')))
+            for deb in debs_found:
+                with tempfile.TemporaryDirectory() as unpacked:
+                    subprocess.run(['dpkg-deb', '-x', deb, unpacked], check=True)
+                    for root, _, files in sorted(os.walk(unpacked)):
+                        for file in sorted(files):
+                            stem, extension = os.path.splitext(file)
+                            if extension.lower() not in EXTENSIONS:
+                                continue
+                            with open(os.path.join(root, file), 'rb') as f:
+                                data = f.read()
+                            digest = hashlib.sha256(data).hexdigest()
+                            if digest in seen:
+                                continue
+                            seen.add(digest)
+                            name = f'{package.removesuffix("-data")}-{stem.lower().replace("_", "-")}'
+                            modules.append((batch, name, data))
+        found += sorted(modules)
+    return found
 
 
 def write_check_module(path):
@@ -273,7 +284,7 @@ def main():
     folder = cl.part_dir('modules')
     modules = fetch_modules(folder)
     entries, envelopes = [], {}
-    for name, data in modules:
+    for batch, name, data in modules:
         try:
             audio, rows = openmpt.render(data, LONGEST)
         except ValueError as error:
@@ -307,14 +318,15 @@ def main():
         cl.write_times(os.path.join(folder, name + '.downbeats'), downbeats)
         bpm = 60 / float(np.median(np.diff(beats)))
         entries.append({'path': name + '.wav', 'beats': name + '.beats', 'downbeats': name + '.downbeats',
-                        'song': name, 'style': 'module',
+                        'song': name, 'style': 'module', 'batch': batch + 1,
                         'bpm': round(bpm, 3), 'meter': rows_per_bar // rows_per_beat,
                         'rowsPerBeat': rows_per_beat, 'highlight': highlight is not None,
                         'level': 'notated' if 60 <= bpm <= 200 else 'unsure', 'seconds': round(duration, 2)})
         cl.log(f'{name}: {duration:.1f} s, {bpm:.1f} BPM, {len(beats)} beats')
-    # The split, over the songs kept (sorted by name, as fetch_modules returns them).
-    for index, entry in enumerate(entries):
-        entry['split'] = 'validation' if index % 3 == 0 else 'train'
+    # The split, over each batch's songs kept (sorted by name, as fetch_modules returns them).
+    for batch in range(len(BATCHES)):
+        for index, entry in enumerate(e for e in entries if e['batch'] == batch + 1):
+            entry['split'] = 'validation' if index % 3 == 0 else 'train'
     with open(os.path.join(folder, 'index.json'), 'w') as f:
         json.dump({'songs': entries}, f, indent=1)
         f.write('\n')
