@@ -178,8 +178,10 @@ public final class AudioFileReader {
         let scale = 1 / Float(channelCount)
         interleaved.withUnsafeBufferPointer { buffer in
             if channelCount == 2 {
-                // Stereo, most files: loops the compiler vectorises (the general one below them does not).
-                // The second channel's sign is exact (±1), so the mean is the same bits either way.
+                // Stereo, most files: a mix loop the compiler vectorises (the general one below does not).
+                // The second channel's sign is exact (±1), so the mean is the same bits either way. The
+                // channels' energies are summed in a loop of their own, every fourth frame: a float sum
+                // kept in order, which the compiler does not vectorise, and so kept out of the mix loop.
                 let sign: Float = invertsSecondChannel ? -1 : 1
                 for frame in 0..<frames { mono[frame] = (buffer[2 * frame] + sign * buffer[2 * frame + 1]) * scale }
                 var sum: Float = 0
