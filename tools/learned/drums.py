@@ -21,6 +21,11 @@ the off-beat where the rules do not.
              like an 808 bass): the sounds a 150 Hz low band, and the first detector, took for kicks in LMMS songs.
              `--set synth` (session 33) is the electronic set with a synthesised kit (a kick's sine
              falling in pitch, as drum machines and LMMS's Kicker make it) in place of the Hydrogen kits.
+             `--set modules` (session 39) cuts the corpus's train-split tracker modules
+             (tools/corpus/make-modules.py) into clips: recorded kits, breakbeats and off-beat basses.
+             Their kicks and snares are the notes of the instruments module_drums.py finds to be a kick
+             or a snare; the notes of instruments surely neither (bass lines, chords, hi-hats) are
+             negatives, and those of instruments it cannot tell are left out of training.
   train      a small network (scikit-learn) on per-frame log bands and their rises at a few offsets
              around the frame, saying "a kick starts here" and "a snare starts here".
   evaluate   on the corpus's train split (or --split validation, once): detection against the MIDI
@@ -39,6 +44,7 @@ the off-beat where the rules do not.
   ... make --set electronic --clips 1000; train --set electronic (or --set both: both sets' clips);
   evaluate --set electronic|both
   ... make --set synth --clips 1000; train --set gmsynth (gm's and synth's clips); evaluate --set gmsynth
+  ... make --set modules; train --set gmmodules --hidden 64 (gm's and the modules' clips)
   tools/learned/out/venv/bin/python3 tools/learned/drums.py check-songs --composed-json composed.json \
       [--songs corpus/freedoom]
 """
@@ -63,7 +69,8 @@ bench = accuracy_module.load()
 
 OUT = os.path.join(ROOT, 'tools', 'learned', 'out', 'drums')
 # --set electronic (session 30): its own clips, model and activations under OUT/electronic/.
-SETS = ('gm', 'electronic', 'both', 'synth', 'gmsynth')  # both: gm and electronic's clips; gmsynth: gm and synth's
+SETS = ('gm', 'electronic', 'both', 'synth', 'gmsynth', 'modules', 'gmmodules')
+# both: gm and electronic's clips; gmsynth: gm and synth's; gmmodules: gm and the tracker modules'
 # Hydrogen kits (Debian hydrogen-drumkits) the electronic set draws from. The corpus's Hydrogen songs
 # use GMRockKit and TR808EmulationKit (hydrogen-data), so neither is here.
 HYDROGEN_KITS = '/usr/share/hydrogen/data/drumkits'
@@ -487,9 +494,40 @@ def with_music(meta, drums_audio, music, midi_path, frames):
     return (drums_audio / rd * gain + (m / rm if music else 0)) if music else drums_audio / rd
 
 
+def make_modules(args):
+    """Clips of 32 s of the corpus's train-split tracker modules, their kicks and snares found by
+    module_drums.py, and the note starts of the instruments that are surely neither ('others') or
+    may be ('unknowns')."""
+    import module_drums
+    folder = os.path.join(set_dir('modules'), 'clips')
+    os.makedirs(folder, exist_ok=True)
+    frames = int(module_drums.CLIP_SECONDS * SR)
+    for name, data in module_drums.train_modules():
+        if os.path.exists(os.path.join(folder, f'{name}-00.npz')):
+            continue
+        audio, truth, table = module_drums.describe(data)
+        roles = {str(instrument): kind for instrument, kind, _, _ in table}
+        cl.log(f'{name}: {len(truth["kick"])} kicks, {len(truth["snare"])} snares, '
+               f'{sum(k in ("kick", "snare") for k in roles.values())} drum instruments of {len(roles)}')
+        for i, start in enumerate(range(0, max(1, len(audio) - frames // 2), frames)):
+            x = audio[start:start + frames]
+            t0, t1 = start / SR, (start + len(x)) / SR
+
+            def inside(times):
+                times = np.asarray(times)
+                return times[(times >= t0) & (times < t1)] - t0
+            np.savez_compressed(os.path.join(folder, f'{name}-{i:02d}.npz'),
+                                audio=(0.5 * x / (np.max(np.abs(x)) + 1e-9)).astype(np.float32),
+                                kicks=inside(truth['kick']), snares=inside(truth['snare']),
+                                others=inside(truth['other']), unknowns=inside(truth[None]),
+                                meta=json.dumps({'module': name, 'start': t0, 'roles': roles}))
+
+
 def make(args):
-    if args.set in ('both', 'gmsynth'):
-        sys.exit('drums.py make: make the sets it joins; `train --set both|gmsynth` reads their clips')
+    if args.set in ('both', 'gmsynth', 'gmmodules'):
+        sys.exit('drums.py make: make the sets it joins; `train --set both|gmsynth|gmmodules` reads their clips')
+    if args.set == 'modules':
+        return make_modules(args)
     # Both sets render their music, and some of their drums, with these soundfonts.
     missing = sorted({f for f in MUSIC_FONTS + tuple(f for f, _ in DRUM_FONTS) if not os.path.exists(f)})
     if missing:
@@ -597,7 +635,7 @@ def labels(count, times):
 
 def train(args):
     from sklearn.neural_network import MLPClassifier
-    joined = {'both': ('gm', 'electronic'), 'gmsynth': ('gm', 'synth')}
+    joined = {'both': ('gm', 'electronic'), 'gmsynth': ('gm', 'synth'), 'gmmodules': ('gm', 'modules')}
     folders = [os.path.join(set_dir(name), 'clips') for name in joined.get(args.set, (args.set,))]
     clips = sorted(os.path.join(folder, f) for folder in folders for f in os.listdir(folder) if f.endswith('.npz'))
     rng = np.random.default_rng(0)
@@ -610,8 +648,27 @@ def train(args):
         near = np.zeros(len(f), bool)  # a hit's neighbouring hops: where it starts is within a hop
         near[np.clip(np.r_[pos - 1, pos + 1], 0, len(f) - 1)] = True
         near[pos] = False
-        neg = rng.choice(np.flatnonzero(~near & ((yk + ysn) == 0)), size=min(len(f) // 2, 3 * len(pos) + 200),
-                         replace=False)
+        pool = np.flatnonzero(~near & ((yk + ysn) == 0))
+        if 'others' in z.files:
+            # A tracker module's clip: its unlabelled drums are not negatives. Half the negatives are
+            # the notes of instruments that are surely no kick or snare (bass lines, chords, hi-hats),
+            # half hops at least two from any note's start.
+            def around(keys):
+                marked = np.zeros(len(f), bool)
+                for key in keys:
+                    for t in z[key]:
+                        i = int(round(t * SR / HOP))
+                        marked[max(0, i - 2):i + 3] = True
+                return marked
+            noted, drumlike = around(('kicks', 'snares', 'others', 'unknowns')), around(('kicks', 'snares', 'unknowns'))
+            others = np.flatnonzero(labels(len(f), z['others']) > 0)
+            others = others[~drumlike[others]]
+            size = min(len(f) // 2, 3 * len(pos) + 200)
+            quiet = np.flatnonzero(~noted)
+            neg = np.r_[rng.choice(others, size=min(len(others), size // 2), replace=False),
+                        rng.choice(quiet, size=min(len(quiet), size - min(len(others), size // 2)), replace=False)]
+        else:
+            neg = rng.choice(pool, size=min(len(f) // 2, 3 * len(pos) + 200), replace=False)
         rows = np.unique(np.r_[pos, neg])
         xs.append(context(f, rows))
         ys.append(np.stack([yk[rows], ysn[rows]], axis=1))
