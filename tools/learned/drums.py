@@ -44,7 +44,8 @@ the off-beat where the rules do not.
   ... make --set electronic --clips 1000; train --set electronic (or --set both: both sets' clips);
   evaluate --set electronic|both
   ... make --set synth --clips 1000; train --set gmsynth (gm's and synth's clips); evaluate --set gmsynth
-  ... make --set modules; train --set gmmodules --hidden 64 (gm's and the modules' clips)
+  ... make --set modules; train --set gmmodules --hidden 64 --modules-kicks-only (gm's clips and the
+      modules' kicks: the analyzer's network since session 39)
   tools/learned/out/venv/bin/python3 tools/learned/drums.py check-songs --composed-json composed.json \
       [--songs corpus/freedoom]
 """
@@ -650,11 +651,10 @@ def train(args):
         near = np.zeros(len(f), bool)  # a hit's neighbouring hops: where it starts is within a hop
         near[np.clip(np.r_[pos - 1, pos + 1], 0, len(f) - 1)] = True
         near[pos] = False
-        pool = np.flatnonzero(~near & ((yk + ysn) == 0))
         if 'others' in z.files:
             # A tracker module's clip: its unlabelled drums are not negatives. Half the negatives are
             # the notes of instruments that are surely no kick or snare (bass lines, chords, hi-hats),
-            # half hops at least two from any note's start.
+            # half hops more than two from any note's start.
             def around(keys):
                 marked = np.zeros(len(f), bool)
                 for key in keys:
@@ -670,7 +670,8 @@ def train(args):
             neg = np.r_[rng.choice(others, size=min(len(others), size // 2), replace=False),
                         rng.choice(quiet, size=min(len(quiet), size - min(len(others), size // 2)), replace=False)]
         else:
-            neg = rng.choice(pool, size=min(len(f) // 2, 3 * len(pos) + 200), replace=False)
+            neg = rng.choice(np.flatnonzero(~near & ((yk + ysn) == 0)), size=min(len(f) // 2, 3 * len(pos) + 200),
+                             replace=False)
         rows = np.unique(np.r_[pos, neg])
         xs.append(context(f, rows))
         ys.append(np.stack([yk[rows], ysn[rows]], axis=1))
@@ -1050,7 +1051,8 @@ if __name__ == '__main__':
                        help='gm: the GM soundfonts\' kits (session 25); electronic: Hydrogen kits too, and an '
                             'electronic bass and stabs (session 30); both: trained on both sets\' clips; synth: '
                             'a synthesised kit instead of Hydrogen\'s (session 33); gmsynth: trained on gm\'s and '
-                            'synth\'s clips')
+                            'synth\'s clips; modules: the train split\'s tracker modules (session 39); gmmodules: '
+                            'trained on gm\'s and the modules\' clips (the analyzer\'s, with --modules-kicks-only)')
     args = parser.parse_args()
     {'make': make, 'train': train, 'evaluate': evaluate, 'check-songs': check_songs, 'export': export,
      'reference': reference}[args.command](args)

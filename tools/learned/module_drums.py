@@ -10,14 +10,17 @@ it is. So:
 - every instrument the song plays is rendered alone (libopenmpt's "interactive" extension mutes the
   others) and each of its notes is measured in the 100 ms after it starts: the share of its energy
   under 150 Hz and over 5 kHz, its spectral centroid, and how much of it is left 100-250 ms on;
-- an instrument played on one note (or two, four in five of its notes on one) is a drum. A kick has
-  most of its energy under 150 Hz and dies away; a snare (or a clap) has little under 150 Hz and
-  little over 5 kHz alone, with its centroid between 600 Hz and 5 kHz. An instrument played on many
-  notes is a bass, a lead or a chord, however it sounds: that is what tells an off-beat bass from
-  a kick;
+- an instrument played on three notes or more, none of them four times in five, is a bass line, a
+  melody or chords, however it sounds: surely not a drum. That is what tells an off-beat bass from
+  a kick. One played on one note four times in five whose sound dies away (the energy 100-250 ms on
+  under 0.6 of the first 100 ms's) is a drum: a kick if at least 30 % of its energy lies under
+  150 Hz and its centroid under 400 Hz; a hi-hat (surely not a kick or a snare) if half lies over
+  5 kHz; a snare (or a clap) if under 20 % lies under 150 Hz and under 35 % over 5 kHz, with its
+  centroid at 600 Hz-5 kHz. Any other instrument is not known;
 - the truth is the time each kick or snare note starts: the render's own row clock (read every 16
   frames, as make-modules.py reads it) at the rows that hold the note. A note delayed within its row
-  (the S/E Dx effect) is left out of the truth, and its clip with it if there are many.
+  (the S/E Dx effect) starts later than its row, so it is counted as not known: neither a hit nor a
+  negative.
 
 Only the modules of the corpus's train split are used: the validation split stays unseen.
 """
