@@ -651,6 +651,7 @@ def train(args):
         near = np.zeros(len(f), bool)  # a hit's neighbouring hops: where it starts is within a hop
         near[np.clip(np.r_[pos - 1, pos + 1], 0, len(f) - 1)] = True
         near[pos] = False
+        size = min(len(f) // 2, 3 * len(pos) + 200)
         if 'others' in z.files:
             # A tracker module's clip: its unlabelled drums are not negatives. Half the negatives are
             # the notes of instruments that are surely no kick or snare (bass lines, chords, hi-hats),
@@ -662,16 +663,16 @@ def train(args):
                         i = int(round(t * SR / HOP))
                         marked[max(0, i - 2):i + 3] = True
                 return marked
-            noted, drumlike = around(('kicks', 'snares', 'others', 'unknowns')), around(('kicks', 'snares', 'unknowns'))
+            drumlike = around(('kicks', 'snares', 'unknowns'))
+            noted = drumlike | around(('others',))
             others = np.flatnonzero(labels(len(f), z['others']) > 0)
             others = others[~drumlike[others]]
-            size = min(len(f) // 2, 3 * len(pos) + 200)
             quiet = np.flatnonzero(~noted)
-            neg = np.r_[rng.choice(others, size=min(len(others), size // 2), replace=False),
-                        rng.choice(quiet, size=min(len(quiet), size - min(len(others), size // 2)), replace=False)]
+            from_others = min(len(others), size // 2)
+            neg = np.r_[rng.choice(others, size=from_others, replace=False),
+                        rng.choice(quiet, size=min(len(quiet), size - from_others), replace=False)]
         else:
-            neg = rng.choice(np.flatnonzero(~near & ((yk + ysn) == 0)), size=min(len(f) // 2, 3 * len(pos) + 200),
-                             replace=False)
+            neg = rng.choice(np.flatnonzero(~near & ((yk + ysn) == 0)), size=size, replace=False)
         rows = np.unique(np.r_[pos, neg])
         xs.append(context(f, rows))
         ys.append(np.stack([yk[rows], ysn[rows]], axis=1))

@@ -38,7 +38,7 @@ make_modules = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_modules)
 
 SR = 22050
-CHUNK = 16
+CHUNK = make_modules.CHUNK       # frames read between two looks at the row, as make-modules.py reads
 CLIP_SECONDS = 32
 NOTE_MAX = 120                  # pattern note values 1...120 are notes; above are note off/cut/fade
 SOLO_SECONDS = 150              # an instrument is rendered alone for at most this long
@@ -105,12 +105,13 @@ class Module:
             module = lib.openmpt_module_ext_get_module(ext)
             channels = lib.openmpt_module_get_num_channels(module)
             get = lib.openmpt_module_get_pattern_row_channel_command
-            found = {}
+            found, read = {}, set()
             last = [0] * channels
             for order in range(lib.openmpt_module_get_num_orders(module)):
                 pattern = lib.openmpt_module_get_order_pattern(module, order)
-                if pattern < 0 or pattern >= 65534 or any(p == pattern for p, _ in found):
+                if pattern < 0 or pattern >= 65534 or pattern in read:
                     continue
+                read.add(pattern)
                 for row in range(lib.openmpt_module_get_pattern_num_rows(module, pattern)):
                     notes = []
                     for channel in range(channels):
@@ -176,7 +177,7 @@ def note_starts(rows, cells):
 
 def sound(audio, times):
     """Median over the notes of (share under 150 Hz, share over 5 kHz, centroid in Hz, energy
-    100-250 ms after the start over that of its first 100 ms, spectral flatness over 200 Hz-8 kHz)."""
+    100-250 ms after the start over that of its first 100 ms)."""
     n = int(0.1 * SR)
     window = np.hanning(2 * n)[n:]
     freqs = np.fft.rfftfreq(n, 1 / SR)
@@ -190,10 +191,8 @@ def sound(audio, times):
         total = power.sum()
         if total < 1e-9:
             continue
-        band = power[(freqs >= 200) & (freqs <= 8000)] + 1e-12
         rows.append((power[freqs < 150].sum() / total, power[freqs > 5000].sum() / total,
-                     (freqs * power).sum() / total, (np.mean(tail ** 2) if len(tail) else 0) / np.mean(head ** 2),
-                     np.exp(np.mean(np.log(band))) / np.mean(band)))
+                     (freqs * power).sum() / total, (np.mean(tail ** 2) if len(tail) else 0) / np.mean(head ** 2)))
     return tuple(np.median(np.array(rows), axis=0)) if rows else None
 
 
@@ -202,7 +201,7 @@ def role(notes, measured):
     hi-hat) or None (not known) for an instrument's notes [(seconds, note, delayed)] and its sound."""
     if measured is None or len(notes) < 8:
         return None
-    low, high, centroid, left, _ = measured
+    low, high, centroid, left = measured
     counts = collections.Counter(note for _, note, _ in notes)
     share = counts.most_common(1)[0][1] / len(notes)
     if share < 0.8 and len(counts) >= 3:
