@@ -117,7 +117,7 @@ struct DrumDetectorTests {
         for (beat, next) in zip(beats, beats.dropFirst()) {
             values[Int(((beat + fraction * (next - beat)) / 0.01).rounded())] = 1
         }
-        return DrumFrames(drums: values)
+        return DrumFrames(kicks: values, snares: [Float](repeating: 0, count: values.count))
     }
 
     static let beats = (0..<40).map { 1 + Double($0) * 0.5 }

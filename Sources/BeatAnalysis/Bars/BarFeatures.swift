@@ -27,6 +27,11 @@ struct BarFeatures: Sendable, Equatable {
     /// The features, each with one value per beat.
     var features: [Feature]
 
+    /// The learned detector's snare at each beat (``DrumDetector/snare(_:at:frameDuration:)``), `nil`
+    /// where it did not read (past its first five minutes); empty where there is no detector. Not a
+    /// feature of the likelihoods: it says where a bar does not start (``BackBeat``).
+    var snares: [Float?] = []
+
     /// Features of `beats` (seconds, increasing) from the broadband onset strength `novelty`, the low
     /// band's `lowNovelty` (``LowBand/novelty(levels:like:)``) and mean square per hop `lowLevels`, and
     /// the pitch-class profile `chroma` (``ChromaProfile``: 12 values per frame of
@@ -152,10 +157,18 @@ struct BarFeatures: Sendable, Equatable {
         let envelope = analysis.envelope
         let novelty = Novelty(envelope: envelope)
         let lowNovelty = LowBand.novelty(levels: analysis.lowLevels, like: envelope)
+        // The detector's frames, computed where read and kept for the next run of beats.
+        var drums = analysis.drums
         return { beats in
-            BarFeatures(
+            var features = BarFeatures(
                 beats: beats, novelty: novelty, lowNovelty: lowNovelty, lowLevels: analysis.lowLevels,
                 chroma: analysis.chroma, hopDuration: envelope.hopDuration)
+            if drums.count > 0 {
+                features.snares = beats.map {
+                    DrumDetector.snare(&drums, at: $0, frameDuration: envelope.hopDuration)
+                }
+            }
+            return features
         }
     }
 

@@ -131,7 +131,16 @@ public struct MeterEstimator: Sendable {
         // beats 1 and 3 alike, or land harder on 3, and each feature's split into downbeats and the rest
         // cannot weigh where in the bar the other beats' accents fall (docs/bars.md, session 34).
         if candidates[best].meter == 4 {
-            let phase = BarTemplate.phase(features, preferred: candidates[best].phase)
+            var phase = BarTemplate.phase(features, preferred: candidates[best].phase)
+            // A downbeat is not the back-beat: bars whose downbeats and third beats the snare clearly
+            // marks are a beat out (BackBeat), and move by one beat, to whichever neighbour the
+            // template scores higher (the earlier on a tie).
+            if BackBeat.onTheDownbeats(features.snares, phase: phase) {
+                let scores = BarTemplate.scores(features)
+                let later = (phase + 1) % 4
+                let earlier = (phase + 3) % 4
+                phase = scores[earlier] > scores[later] ? earlier : later
+            }
             if let index = candidates.firstIndex(where: { $0.meter == 4 && $0.phase == phase }) { best = index }
         }
         let meter = candidates[best].meter

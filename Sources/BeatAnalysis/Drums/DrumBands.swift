@@ -96,9 +96,9 @@ final class DrumBands {
     /// Whether frames are still being kept: the span is not over and the song has not ended.
     var isCollecting: Bool { frames.count == 0 && values.count < frameCap * Self.bandCount }
 
-    /// The detector's frames: the kept bands (``finish()``), or, once the span is over, kick plus
-    /// snare at every frame, after which the bands go (an hour's analysis holds 4 bytes a frame of the
-    /// span from there on, not 24).
+    /// The detector's frames: the kept bands (``finish()``), or, once the span is over, the kick and
+    /// the snare at every frame, after which the bands go (an hour's analysis holds 8 bytes a frame of
+    /// the span from there on, not 24).
     private(set) var frames = DrumFrames()
 
     /// Ends the frames: the song ended before the span did, so the bands stay and the detector runs
@@ -112,7 +112,8 @@ final class DrumBands {
     /// Every frame computed, the bands let go: the span is over.
     private func computeAll() {
         var all = DrumFrames(bands: values)
-        frames = DrumFrames(drums: (0..<all.count).map { all.drums(at: $0) })
+        let computed = all.computedAll()
+        frames = DrumFrames(kicks: computed.kicks, snares: computed.snares)
         values = []
     }
 

@@ -52,12 +52,12 @@ enum DrumDetector {
         return (0...255).map { max(level(UInt8($0)) - loud, -12) / 4 }
     }
 
-    /// Kick plus snare at `frame` of `values` (``DrumBands/values``), its levels read through `table`
-    /// (``normalisation(of:)``); 0 without weights.
-    static func drums(at frame: Int, of values: [UInt8], table: [Float]) -> Float {
+    /// The kick's and the snare's probability at `frame` of `values` (``DrumBands/values``), its levels
+    /// read through `table` (``normalisation(of:)``); 0 and 0 without weights.
+    static func drums(at frame: Int, of values: [UInt8], table: [Float]) -> (kick: Float, snare: Float) {
         let bands = DrumBands.bandCount
         let count = values.count / bands
-        guard weightsFit, frame >= 0, frame < count, table.count == 256 else { return 0 }
+        guard weightsFit, frame >= 0, frame < count, table.count == 256 else { return (0, 0) }
         let hidden = hiddenCount
         var sums = firstBiases
         sums.withUnsafeMutableBufferPointer { sums in
@@ -85,7 +85,7 @@ enum DrumDetector {
             kick += sums[unit] * secondWeights[2 * unit]
             snare += sums[unit] * secondWeights[2 * unit + 1]
         }
-        return 1 / (1 + exp(-kick)) + 1 / (1 + exp(-snare))
+        return (1 / (1 + exp(-kick)), 1 / (1 + exp(-snare)))
     }
 
     /// The strongest kick plus snare of `frames` within ``reach`` frames of `time`, frames
@@ -95,6 +95,16 @@ enum DrumDetector {
         guard centre >= reach, centre < frames.count - reach else { return nil }
         var strongest: Float = 0
         for frame in (centre - reach)...(centre + reach) { strongest = max(strongest, frames.drums(at: frame)) }
+        return strongest
+    }
+
+    /// The strongest snare of `frames` within ``reach`` frames of `time`, as
+    /// ``strength(_:at:frameDuration:)`` reads kick plus snare; `nil` where those frames are not all there.
+    static func snare(_ frames: inout DrumFrames, at time: Double, frameDuration: Double) -> Float? {
+        let centre = Int((time / frameDuration).rounded())
+        guard centre >= reach, centre < frames.count - reach else { return nil }
+        var strongest: Float = 0
+        for frame in (centre - reach)...(centre + reach) { strongest = max(strongest, frames.snare(at: frame)) }
         return strongest
     }
 
@@ -125,16 +135,18 @@ enum DrumDetector {
 
 /// The drum detector's evidence for one file, frame by frame over the first ``DrumBands/span``
 /// seconds and a few more (frame `i` centred at `i` hops from 0 s): for a song shorter than that, its
-/// band levels, from which kick plus snare is computed at the frames the check reads, once each; for a
-/// longer one, kick plus snare at every frame, computed when the span was over so the bands' 24 bytes a
-/// frame could go.
+/// band levels, from which the kick and the snare are computed at the frames read, once each; for a
+/// longer one, the kick and the snare at every frame, computed when the span was over so the bands'
+/// 24 bytes a frame could go.
 public struct DrumFrames: Sendable {
     /// Band levels, ``DrumBands/bandCount`` bytes per frame, where kept.
     private var bands: [UInt8] = []
     /// ``DrumDetector/normalisation(of:)`` of ``bands``.
     private var table: [Float] = []
-    /// Kick plus snare per frame; NaN where not computed yet.
-    private var values: [Float] = []
+    /// The kick's probability per frame; NaN where not computed yet.
+    private var kicks: [Float] = []
+    /// The snare's probability per frame; NaN where not computed yet.
+    private var snares: [Float] = []
 
     /// No frames.
     public init() {}
@@ -143,20 +155,40 @@ public struct DrumFrames: Sendable {
     init(bands: [UInt8]) {
         self.bands = bands
         table = DrumDetector.normalisation(of: bands)
-        values = [Float](repeating: .nan, count: bands.count / DrumBands.bandCount)
+        kicks = [Float](repeating: .nan, count: bands.count / DrumBands.bandCount)
+        snares = kicks
     }
 
-    /// Frames whose kick plus snare is `values`.
-    init(drums values: [Float]) {
-        self.values = values
+    /// Frames whose kick and snare probabilities are `kicks` and `snares` (as many of each).
+    init(kicks: [Float], snares: [Float]) {
+        self.kicks = kicks
+        self.snares = snares
     }
 
     /// Frames held.
-    public var count: Int { values.count }
+    public var count: Int { kicks.count }
+
+    /// Computes `frame`'s kick and snare if not yet done.
+    private mutating func compute(_ frame: Int) {
+        guard kicks[frame].isNaN else { return }
+        (kicks[frame], snares[frame]) = DrumDetector.drums(at: frame, of: bands, table: table)
+    }
 
     /// Kick plus snare at `frame` (`0..<count`).
     mutating func drums(at frame: Int) -> Float {
-        if values[frame].isNaN { values[frame] = DrumDetector.drums(at: frame, of: bands, table: table) }
-        return values[frame]
+        compute(frame)
+        return kicks[frame] + snares[frame]
+    }
+
+    /// The snare at `frame` (`0..<count`).
+    mutating func snare(at frame: Int) -> Float {
+        compute(frame)
+        return snares[frame]
+    }
+
+    /// Every frame's kick and snare, computed (so the bands can go).
+    mutating func computedAll() -> (kicks: [Float], snares: [Float]) {
+        for frame in 0..<count { compute(frame) }
+        return (kicks, snares)
     }
 }
