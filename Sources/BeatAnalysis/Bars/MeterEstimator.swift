@@ -81,7 +81,8 @@ public struct BarSection: Sendable, Equatable {
 /// being by far the commonest in the music maps are made for) is shared evenly over its phases.
 /// In 4/4 the phase is then chosen by ``BarTemplate``, weights learned from songs with bar truth for
 /// each feature at each position of the bar, which tell beat 1 from beat 3 where the kick and the bass
-/// alone cannot; the confidences stay the likelihoods'.
+/// alone cannot; the confidences stay the likelihoods'. Bars whose downbeats the learned detector's
+/// snare marks as the back-beat then move a beat (``BackBeat``).
 public struct MeterEstimator: Sendable {
     /// Prior probability of each meter considered.
     public static let prior: [(beatsPerBar: Int, probability: Double)] = [(4, 0.70), (3, 0.20), (6, 0.10)]
@@ -134,7 +135,7 @@ public struct MeterEstimator: Sendable {
             var phase = BarTemplate.phase(features, preferred: candidates[best].phase)
             // A downbeat is not the back-beat: bars whose downbeats and third beats the snare clearly
             // marks are a beat out (BackBeat), and move by one beat, to whichever neighbour the
-            // template scores higher (the earlier on a tie).
+            // template scores higher (the later on a tie).
             if BackBeat.onTheDownbeats(features.snares, phase: phase) {
                 let scores = BarTemplate.scores(features)
                 let later = (phase + 1) % 4
