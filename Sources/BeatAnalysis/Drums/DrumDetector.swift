@@ -165,8 +165,8 @@ public struct DrumFrames: Sendable {
         self.snares = snares
     }
 
-    /// Frames held.
-    public var count: Int { kicks.count }
+    /// Frames held (with both a kick and a snare).
+    public var count: Int { min(kicks.count, snares.count) }
 
     /// Computes `frame`'s kick and snare if not yet done.
     private mutating func compute(_ frame: Int) {
