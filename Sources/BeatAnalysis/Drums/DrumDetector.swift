@@ -91,20 +91,25 @@ enum DrumDetector {
     /// The strongest kick plus snare of `frames` within ``reach`` frames of `time`, frames
     /// `frameDuration` apart from 0 s; `nil` where those frames are not all there.
     static func strength(_ frames: inout DrumFrames, at time: Double, frameDuration: Double) -> Float? {
-        let centre = Int((time / frameDuration).rounded())
-        guard centre >= reach, centre < frames.count - reach else { return nil }
-        var strongest: Float = 0
-        for frame in (centre - reach)...(centre + reach) { strongest = max(strongest, frames.drums(at: frame)) }
-        return strongest
+        strongest(&frames, at: time, frameDuration: frameDuration) { $0.drums(at: $1) }
     }
 
     /// The strongest snare of `frames` within ``reach`` frames of `time`, as
     /// ``strength(_:at:frameDuration:)`` reads kick plus snare; `nil` where those frames are not all there.
     static func snare(_ frames: inout DrumFrames, at time: Double, frameDuration: Double) -> Float? {
+        strongest(&frames, at: time, frameDuration: frameDuration) { $0.snare(at: $1) }
+    }
+
+    /// The largest `value` of `frames` at the frames within ``reach`` of `time`; `nil` where those
+    /// frames are not all there.
+    private static func strongest(
+        _ frames: inout DrumFrames, at time: Double, frameDuration: Double,
+        _ value: (inout DrumFrames, Int) -> Float
+    ) -> Float? {
         let centre = Int((time / frameDuration).rounded())
         guard centre >= reach, centre < frames.count - reach else { return nil }
         var strongest: Float = 0
-        for frame in (centre - reach)...(centre + reach) { strongest = max(strongest, frames.snare(at: frame)) }
+        for frame in (centre - reach)...(centre + reach) { strongest = max(strongest, value(&frames, frame)) }
         return strongest
     }
 
