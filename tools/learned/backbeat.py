@@ -25,6 +25,13 @@ the snare's beat less its midpoint. The rule would fire where both reach 5, the 
 Prints one line per map (its tempo over the truth's, the two t statistics, whether the rule fires)
 and the maps it would move. Run it with tools/learned/setup.sh's venv; the activations are cached
 by drums.py.
+
+With `--bars` it asks the question the analyzer's bar rule answers instead (Sources/BeatAnalysis/
+Bars/BackBeat.swift, docs/bars.md "A downbeat is not the back-beat"): for each map in 4/4 bars, the
+weaker snare of its bars' beats 1 and 3 less the stronger of 2 and 4, as a paired t over the bars,
+against where the truth's downbeats fall on the map's own beats (the offset, in beats, of the map's
+bar lines; odd is a beat out). Read this way on the maps written before the rule (session 39's), it
+gave the figures docs/bars.md reports.
 """
 
 import argparse
@@ -78,6 +85,70 @@ def measure(model, set_name, audio, map_path, truth_path):
             'snareOn': round(snare_on, 2), 'fires': fires}
 
 
+def bars_bench():
+    """tools/bench/bars as a module: its reading of a map's downbeats."""
+    import importlib.machinery
+    import importlib.util
+    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bench')
+    sys.path.insert(0, bench)
+    loader = importlib.machinery.SourceFileLoader('bars_bench', os.path.join(bench, 'bars'))
+    spec = importlib.util.spec_from_loader('bars_bench', loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def measure_bars(model, set_name, audio, map_path, truth_path, downbeats_path, bench):
+    """The back-beat on a map's own 4/4 bars, and where its bar lines fall against the truth's."""
+    if not (truth_path and downbeats_path and os.path.exists(downbeats_path)):
+        return None
+    m = json.load(open(map_path))
+    beats = m['beats']
+    flags, meter = bench.map_downbeats(beats, m['tempo'])
+    if meter != 4:
+        return None
+    truth = np.loadtxt(truth_path, ndmin=1)
+    downbeats = np.sort(np.loadtxt(downbeats_path, ndmin=1))
+    # The truth's bar position of each of our downbeats that lies on a truth beat (±70 ms).
+    offsets = []
+    for beat, flag in zip(beats, flags):
+        k = int(np.argmin(np.abs(truth - beat)))
+        if not flag or abs(truth[k] - beat) > 0.07:
+            continue
+        j = np.searchsorted(downbeats, truth[k] + 1e-6) - 1
+        if j >= 0:
+            offsets.append(int(np.sum((truth > downbeats[j] - 1e-6) & (truth < truth[k] - 1e-6))) % 4)
+    if len(offsets) < 8:
+        return None
+    offset = max(set(offsets), key=offsets.count)
+    _, snare = drums.corpus_activation(model, set_name, audio)
+    values = at(snare, np.asarray(beats))
+    differences = []
+    start = flags.index(True)
+    while start + 3 < len(beats) and beats[start + 3] < SPAN:
+        if flags[start] and not any(flags[start + 1:start + 4]):
+            one, two, three, four = values[start:start + 4]
+            differences.append(min(one, three) - max(two, four))
+            start += 4
+        else:
+            start += 1
+    if len(differences) < 8:
+        return None
+    t = paired_t(np.asarray(differences, dtype=float))
+    return {'offset': offset, 'share': round(offsets.count(offset) / len(offsets), 2), 't': round(t, 1),
+            'fires': t >= MINIMUM_T}
+
+
+def report_bars(rows):
+    for name, row in rows:
+        print(f"{name:56} bar lines {row['offset']} beat(s) from the truth's ({row['share']:.0%} of them)  "
+              f"back-beat on the downbeats t {row['t']:6.1f}{'  FIRES' if row['fires'] else ''}")
+    out = [row['t'] for _, row in rows if row['offset'] % 2 == 1]
+    right = [row['t'] for _, row in rows if row['offset'] % 2 == 0]
+    print(f"{len(rows)} maps in 4/4; a beat out: {len(out)}, t {sorted(out, reverse=True)}; "
+          f"right parity: {len(right)}, largest t {max(right) if right else float('nan')}")
+
+
 def report(rows):
     for name, row in rows:
         print(f"{name:56} ×{row['ratio']:<6} {row['bpm']:7.2f} BPM  kick between t {row['kickBetween']:6.2f}  "
@@ -99,7 +170,15 @@ def main():
     s.add_argument('folder')
     s.add_argument('maps')
     s.add_argument('--split', default='train')
+    for p in (c, s):
+        p.add_argument('--bars', action='store_true', help="the back-beat on the maps' bars (see above)")
     args = parser.parse_args()
+    bench = bars_bench() if args.bars else None
+
+    def read(audio, map_path, truth_path, downbeats_path):
+        if args.bars:
+            return measure_bars(model, set_name, audio, map_path, truth_path, downbeats_path, bench)
+        return measure(model, set_name, audio, map_path, truth_path)
     set_name = 'gmmodules'
     with open(os.path.join(drums.set_dir(set_name), 'model.pkl'), 'rb') as fh:
         model = pickle.load(fh)
@@ -114,7 +193,8 @@ def main():
             map_path = os.path.join(args.maps, stem + '.beatmap.json')
             if not os.path.exists(map_path) or not track.get('beats'):
                 continue
-            row = measure(model, set_name, track['path'], map_path, os.path.join(drums.cl.CORPUS, track['beats']))
+            downbeats = os.path.join(drums.cl.CORPUS, track['downbeats']) if track.get('downbeats') else None
+            row = read(track['path'], map_path, os.path.join(drums.cl.CORPUS, track['beats']), downbeats)
             if row:
                 rows.append((track['path'], row))
     else:
@@ -127,11 +207,11 @@ def main():
             map_path = os.path.join(args.maps, stem + '.beatmap.json')
             if not os.path.exists(map_path):
                 continue
-            row = measure(model, set_name, os.path.join(below, song['path']), map_path,
-                          os.path.join(folder, song['beats']))
+            downbeats = os.path.join(folder, song['downbeats']) if song.get('downbeats') else None
+            row = read(os.path.join(below, song['path']), map_path, os.path.join(folder, song['beats']), downbeats)
             if row:
                 rows.append((song['path'], row))
-    report(rows)
+    (report_bars if args.bars else report)(rows)
 
 
 if __name__ == '__main__':
