@@ -105,7 +105,7 @@ def measure_bars(model, set_name, audio, map_path, truth_path, downbeats_path, b
     m = json.load(open(map_path))
     beats = m['beats']
     flags, meter = bench.map_downbeats(beats, m['tempo'])
-    if meter != 4:
+    if meter != 4 or True not in flags:
         return None
     truth = np.loadtxt(truth_path, ndmin=1)
     downbeats = np.sort(np.loadtxt(downbeats_path, ndmin=1))
