@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The back-beat as evidence of the metric level, measured on analyze's maps (session 40; measured,
-not used: docs/analyze.md, session 40).
+"""The back-beat as evidence of the metric level (session 40; measured, not used: docs/analyze.md,
+session 40) and of the bar phase (`--bars`; in the analyzer since session 40: docs/bars.md), measured
+on analyze's maps.
 
 At the level a rock or pop song is notated at, the kick and the snare alternate from beat to beat
 (the kick on 1 and 3, the snare on 2 and 4). Read at half that tempo, each beat is a snare and the
