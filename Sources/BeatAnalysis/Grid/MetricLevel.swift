@@ -104,17 +104,16 @@ extension GridFitter {
         parityRatio(curve, sequence, step: step).map { $0 >= Self.steadyParity } ?? false
     }
 
-    /// How far the beats of one class by beat number modulo 3 must stand out from the other two's mean
-    /// for the ⅔ level: as clearly as the ⅔ level's points must outscore the beats (1.15).
+    /// How far the points of one class by number modulo 3 must stand out from the other two's mean for
+    /// ``thirdStandsOut(_:_:)`` (1.15, the margin by which the ⅔ level's points had to outscore the beats
+    /// while a rule chose that level, until session 41).
     static let thirdsMargin = 1.15
 
-    /// Whether one third of the beats — those whose number modulo 3 is the same — stands out from the
-    /// other two thirds by ``thirdsMargin``. At ⅔ the tempo, a third of the beats are the music's beat
-    /// and the other two its triplet subdivisions, so one class must be stronger. Where the three are
-    /// alike (a kick on every beat), the beats are the music's, and strong points between them (disco's
-    /// open hi-hat on the off-beats) lift the ⅔ level's points without making it the beat. The ⅔ rule
-    /// alone compares different sounds (the off-beats' hi-hat with the beats' kick), whose balance a
-    /// codec or a resampler shifts; this one compares beats with beats.
+    /// Whether one third of the points of `sequence` — those whose number modulo 3 is the same — stands
+    /// out from the other two thirds by ``thirdsMargin``. Read along the points of the 3⁄2 level, it
+    /// tells a swung beat (the beat, the swung eighth and the triplet in turn: one class weak) from
+    /// beats found at ⅔ of the music's tempo, whose 3⁄2 points are all the music's beats, alike. It
+    /// compares points with points of the same kind, not one sound with another.
     func thirdStandsOut(_ novelty: Novelty, _ sequence: BeatSequence) -> Bool {
         let classes = (0..<3).map { novelty.mean(of: sequence, step: 3, offset: Double($0)) }
         guard let strongest = classes.max() else { return false }
@@ -260,19 +259,19 @@ extension GridFitter {
 
 /// A change of metric level: the factor by which the tempo is multiplied.
 struct LevelChange: Sendable, Equatable {
-    /// The tempo factor: 2, ½, 3⁄2 or ⅔.
+    /// The tempo factor: 2, ½ or 3⁄2.
     var factor: Double
 }
 
 extension GridFitter {
     /// The metric level the tracked `beats` should move to, by the metrical hierarchy seen in the
-    /// onsets, or `nil` to keep them. The same rules as ``chooseLevel(_:novelty:matcher:span:)``, read
+    /// onsets, or `nil` to keep them. The same rules as ``chooseLevel(_:novelty:matcher:span:lowBand:)``, read
     /// along the tracked beats instead of a fixed grid so that they hold through tempo changes and drift:
     /// halve when every other beat is nearly empty, or when nothing lies between the beats and the
     /// parities differ; double when the parities are alike and the off-beats strong, or when the
     /// off-beats are nearly as strong as the beats; 3⁄2 when its points carry ¾ of the beats' strength
-    /// and none of its thirds stands out (a swung beat's would); ⅔ only when its points clearly
-    /// outscore the beats and a third of the beats stands out. The tempo hint bounds them all.
+    /// and none of its thirds stands out (a swung beat's would). Never ⅔ (see
+    /// ``chooseLevel(_:novelty:matcher:span:lowBand:)``). The tempo hint bounds them all.
     ///
     /// The low band (kick drum and bass, when known) vetoes doubling where it alternates between the
     /// beats' two parities: kick on one, snare on the other is the back-beat, the mark of the beat level
@@ -304,7 +303,7 @@ extension GridFitter {
         }
         if bpm > highest || (halve && bpm / 2 >= lowest) { return LevelChange(factor: 0.5) }
         if bpm < lowest || (double && bpm * 2 <= highest) { return LevelChange(factor: 2) }
-        // Ternary levels: points every ⅔ of a beat (3⁄2 the tempo) or every 1½ beats (⅔ the tempo).
+        // The ternary level 3⁄2: points every ⅔ of a beat.
         let fastOffsets = (0..<4).map { Double($0) / 6 }
         let fastMeans = fastOffsets.map { novelty.mean(of: sequence, step: 2.0 / 3.0, offset: $0) }
         let fast = fastMeans.max() ?? 0
@@ -313,10 +312,6 @@ extension GridFitter {
             let count = Int((Double(sequence.beats.count - 1) - offset) * 1.5) + 1
             let candidate = BeatSequence(beats: (0..<count).map { sequence.time(at: offset + Double($0) * 2 / 3) })
             if !thirdStandsOut(novelty, candidate) { return LevelChange(factor: 1.5) }
-        }
-        let slow = [0.0, 0.5, 1.0].map { novelty.mean(of: sequence, step: 1.5, offset: $0) }.max() ?? 0
-        if slow > 1.15 * beats, bpm / 1.5 >= lowest, thirdStandsOut(novelty, sequence) {
-            return LevelChange(factor: 2.0 / 3.0)
         }
         return nil
     }
