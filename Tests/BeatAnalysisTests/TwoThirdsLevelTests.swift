@@ -66,6 +66,10 @@ struct TwoThirdsLevelTests {
         let fitter = GridFitter()
         #expect(fitter.thirdStandsOut(novelty, sequence))
         #expect(fitter.levelChange(sequence, novelty: novelty) == nil)
+        let grid = GridFitter.Grid(anchor: 1, period: 0.6)
+        let matcher = PeakMatcher(peaks: novelty.envelope.peaks())
+        let chosen = fitter.chooseLevel(grid, novelty: novelty, matcher: matcher, span: 1...57)
+        #expect(abs(chosen.grid.period - 0.6) < 0.005)
     }
 
     @Test("a swung beat (a strong point at ⅔ of each beat, a weaker one at ⅓) keeps its level; 3⁄2 is set aside")
