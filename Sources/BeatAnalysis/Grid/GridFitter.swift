@@ -13,8 +13,9 @@ import Foundation
 /// 3. The model: one grid where one explains the beats; tempo segments only where each extra piece
 ///    explains many more beats; the tracked beats themselves (`follow`) where no grid does
 ///    (``GridModelSelector``). Where the tempo moves, the level is read again in beat time
-///    (``beatTimeLevel(_:envelope:lowLevels:heardPeriod:)``); in followed beats, sections taken at
-///    another pulse get the beats of a tracker held at the song's (``repairingLevelSections(_:novelty:peaks:span:)``),
+///    (``beatTimeLevel(_:envelope:lowLevels:heardPeriod:)``); each piece of a grid with tempo
+///    changes gets the octave its own beats ask for (``levelPerPiece(_:novelty:matcher:lowBand:)``);
+///    in followed beats, sections taken at another pulse get the beats of a tracker held at the song's (``repairingLevelSections(_:novelty:peaks:span:)``),
 ///    and the beats lose no half beat to a detour (``repairingSlips(_:lowBand:)``) and are put on the
 ///    kick, and sections that sound like the song's off-beats move onto its beat
 ///    (``onTheSongsBeat(tracked:bands:lowBand:)``); the model is then chosen again on the repaired
@@ -123,11 +124,15 @@ public struct GridFitter: Sendable {
                         tracked, period: BeatSequence(beats: tracked).medianInterval, context,
                         strayedPhasesExplained: true)
                     if again != .follow {
-                        model = onTheKick(again, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
+                        model = onTheKick(
+                            levelPerPiece(again, novelty: novelty, matcher: matcher, lowBand: lowBand),
+                            global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
                     }
                 }
             } else {
-                model = onTheKick(model, global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
+                model = onTheKick(
+                    levelPerPiece(model, novelty: novelty, matcher: matcher, lowBand: lowBand),
+                    global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
             }
         }
 
