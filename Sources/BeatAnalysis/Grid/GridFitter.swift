@@ -15,11 +15,11 @@ import Foundation
 ///    (``GridModelSelector``). Where the tempo moves, the level is read again in beat time
 ///    (``beatTimeLevel(_:envelope:lowLevels:heardPeriod:)``); each piece of a grid with tempo
 ///    changes gets the octave its own beats ask for (``levelPerPiece(_:novelty:matcher:lowBand:)``);
-///    in followed beats, sections taken at another pulse get the beats of a tracker held at the song's (``repairingLevelSections(_:novelty:peaks:span:)``),
-///    and the beats lose no half beat to a detour (``repairingSlips(_:lowBand:)``) and are put on the
-///    kick, and sections that sound like the song's off-beats move onto its beat
-///    (``onTheSongsBeat(tracked:bands:lowBand:)``); the model is then chosen again on the repaired
-///    beats, which one grid may now explain.
+///    in followed beats, sections taken at another pulse get the beats of a tracker held at the
+///    song's (``repairingLevelSections(_:novelty:peaks:span:)``), and the beats lose no half beat
+///    to a detour (``repairingSlips(_:lowBand:)``) and are put on the kick, and sections that sound
+///    like the song's off-beats move onto its beat (``onTheSongsBeat(tracked:bands:lowBand:)``);
+///    the model is then chosen again on the repaired beats, which one grid may now explain.
 /// 4. Each grid refined by least squares against the onsets (BPM to ≤ 0.01, phase to ≤ 1 ms on clicks)
 ///    and laid over the music (``layOut(_:novelty:span:sounding:duration:)``).
 /// 5. The beats put on the start of their transients (``TransientAlignment``), then moved onto the
