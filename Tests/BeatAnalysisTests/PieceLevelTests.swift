@@ -63,3 +63,23 @@ struct PieceLevelTests {
         #expect(GridFitter().levelPerPiece(one, novelty: novelty, matcher: matcher, lowBand: nil) == one)
     }
 }
+
+/// The same, end to end, on drums that play 40 s at one tempo and 40 s at another. From 150 to 100
+/// BPM the first song was tracked at 75 until each piece got its own octave. From 170 to 120 the
+/// second song's windows were read at 240, over the tempo limit of 200, and it came out at 160
+/// (then at 80, once each piece got its own octave), until a region's octave kept within the limits.
+@Suite("Metric level per tempo piece, end to end")
+struct PieceLevelAudioTests {
+    @Test("a medley keeps each song at its own tempo", arguments: [(150.0, 100.0), (170.0, 120.0)])
+    func medley(first: Double, second: Double) throws {
+        let (track, truth) = TempoRegionTests.drums([(first, 40), (second, 40)])
+        let (result, folder) = try GridFitTests.analyse(track)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let segments = result.fit.segments
+        try #require(segments.count == 2, "segments \(segments.map(\.bpm))")
+        #expect(abs(segments[0].bpm - first) <= 0.05, "segments \(segments.map(\.bpm))")
+        #expect(abs(segments[1].bpm - second) <= 0.05, "segments \(segments.map(\.bpm))")
+        let (_, missed) = GridFitTests.compare(result.fit.beats, truth)
+        #expect(missed == 0)
+    }
+}

@@ -49,8 +49,9 @@ extension GridFitter {
     /// Stretches whose own tempo lies over ``regionDeparture`` from `period`: the tempo of each window of
     /// ``regionWindow`` seconds (the whole-song estimate's autocorrelation comb and level rules,
     /// ``chooseLevel(_:novelty:matcher:span:lowBand:)``, without its least-squares refinement, which a
-    /// region's tempo does not need; taken at the octave nearest `period`), where at least two windows
-    /// in a row agree within ``regionAgreement``.
+    /// region's tempo does not need; taken at the octave nearest `period` within the tempo limits, so
+    /// that a window at 120 BPM in a 170 BPM song is not read at 240 over a limit of 200), where at
+    /// least two windows in a row agree within ``regionAgreement``.
     /// A change needs the song's own tempo somewhere too, in two windows in a row: where no window
     /// agrees with it, the windows disagree with the whole-song estimate about the metric level, which
     /// is not a tempo change. Octaves are not regions either: a half-time section is not a tempo change.
@@ -60,6 +61,9 @@ extension GridFitter {
         var estimates: [(span: ClosedRange<Double>, period: Double?)] = []
         var atSongTempo = 0
         var longestAtSongTempo = 0
+        // The octaves a window's tempo may be taken at lie within the tempo limits, with the level
+        // rules' 3 % slack (``chooseLevel(_:novelty:matcher:span:lowBand:)``).
+        let tempoLimits = (options.minimumBPM * 0.97)...(options.maximumBPM * 1.03)
         var start = span.lowerBound
         while start + Self.regionWindow <= span.upperBound + Self.regionStep / 2 {
             let window = start...min(span.upperBound, start + Self.regionWindow)
@@ -77,7 +81,9 @@ extension GridFitter {
                 Grid(anchor: phase.anchor, period: estimate.seconds), novelty: context.novelty,
                 matcher: context.matcher, span: window, lowBand: context.lowBand
             ).grid.period
-            let nearest = [own, own * 2, own / 2].min { abs(log($0 / period)) < abs(log($1 / period)) } ?? own
+            let nearest =
+                [own, own * 2, own / 2].filter { tempoLimits.contains(60 / $0) }
+                .min { abs(log($0 / period)) < abs(log($1 / period)) } ?? own
             if abs(log(nearest / period)) <= log(Self.regionDeparture) {
                 atSongTempo += 1
                 longestAtSongTempo = max(longestAtSongTempo, atSongTempo)
