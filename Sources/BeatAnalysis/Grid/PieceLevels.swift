@@ -4,11 +4,11 @@ import Foundation
 
 // Each piece of a grid with tempo changes at its own metric level. The tracker holds its tempo
 // within 30 % of the song's, and a stretch beyond that reach is taken at the octave nearest the
-// song's tempo (``GridFitter/tempoRegions(_:period:)``). That is right for a song that steps from 120
-// to 160 BPM; but a medley that goes from a song at 150 BPM to one at 100 got its first song at 75,
-// half its tempo, which lies within reach of 100 where 150 does not. Where the model has several
-// pieces (a real tempo change, by the penalised criterion), a new piece of music often starts; so
-// each piece is read as a song is, by the octave rules along its own beats.
+// song's tempo, within the tempo limits (``GridFitter/tempoRegions(_:period:)``). That is right for
+// a song that steps from 120 to 160 BPM; but a medley that goes from a song at 150 BPM to one at 100
+// got its first song at 75, half its tempo, which lies within reach of 100 where 150 does not. Where
+// the model has several pieces (a real tempo change, by the penalised criterion), a new piece of
+// music often starts; so each piece is read as a song is, by the octave rules along its own beats.
 extension GridFitter {
     /// `model` with each piece of a grid with tempo changes moved to the octave the level rules read
     /// along its own beats (``levelChange(_:novelty:lowBand:)``: twice or half its tempo, within the
