@@ -73,16 +73,14 @@ extension GridFitter {
     /// over the four train sets of songs, 305 maps, the rule that chose it decided one map and put it
     /// wrong); `analysis.alternatives` and `validate --audio` still name it. Returns the level and the
     /// 3⁄2 level when only its thirds set it aside (unrefined: refining it is only worth it where it is
-    /// used), for
-    /// ``fit(_:duration:trackerBeats:levels:lowLevels:blockLevels:blockDuration:)`` to fall back on
-    /// before it calls music beatless.
+    /// used), for ``fit(_:duration:trackerBeats:levels:lowLevels:blockLevels:blockDuration:)`` to fall
+    /// back on before it calls music beatless.
     func chooseLevel(
         _ start: Grid, novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>, lowBand: Novelty? = nil
     ) -> (grid: Grid, setAside: Grid?) {
         var grid = start
         func bpm(_ grid: Grid) -> Double { 60 / grid.period }
-        let lowest = options.minimumBPM * 0.97
-        let highest = options.maximumBPM * 1.03
+        let (lowest, highest) = (levelTempoLimits.lowerBound, levelTempoLimits.upperBound)
         var visited: [Double] = [bpm(grid)]
         for _ in 0..<3 {
             let beats = novelty.levelGrid(grid, tempoFactor: 1, in: span).score

@@ -94,6 +94,10 @@ extension GridFitter {
         parityRatio(curve, sequence, step: step).map { $0 < Self.backBeatParity } ?? false
     }
 
+    /// The tempi (BPM) a metric level may be chosen at: the tempo limits, with 3 % slack so that a song
+    /// right at a limit is not pushed off it by a hair of tempo estimate.
+    var levelTempoLimits: ClosedRange<Double> { (options.minimumBPM * 0.97)...(options.maximumBPM * 1.03) }
+
     /// The low band's weaker parity over its stronger one at or above which the kick falls alike on
     /// every beat (four on the floor, or a bass note on every beat).
     static let steadyParity = 0.8
@@ -282,8 +286,7 @@ extension GridFitter {
         let interval = sequence.medianInterval
         guard interval > 0, sequence.beats.count >= 8 else { return nil }
         let bpm = 60 / interval
-        let lowest = options.minimumBPM * 0.97
-        let highest = options.maximumBPM * 1.03
+        let (lowest, highest) = (levelTempoLimits.lowerBound, levelTempoLimits.upperBound)
         let beats = novelty.mean(of: sequence, step: 1, offset: 0)
         guard beats > 0 else { return nil }
         let even = novelty.mean(of: sequence, step: 2, offset: 0)

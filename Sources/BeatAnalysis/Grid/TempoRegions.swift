@@ -61,9 +61,6 @@ extension GridFitter {
         var estimates: [(span: ClosedRange<Double>, period: Double?)] = []
         var atSongTempo = 0
         var longestAtSongTempo = 0
-        // The octaves a window's tempo may be taken at lie within the tempo limits, with the level
-        // rules' 3 % slack (``chooseLevel(_:novelty:matcher:span:lowBand:)``).
-        let tempoLimits = (options.minimumBPM * 0.97)...(options.maximumBPM * 1.03)
         var start = span.lowerBound
         while start + Self.regionWindow <= span.upperBound + Self.regionStep / 2 {
             let window = start...min(span.upperBound, start + Self.regionWindow)
@@ -82,7 +79,7 @@ extension GridFitter {
                 matcher: context.matcher, span: window, lowBand: context.lowBand
             ).grid.period
             let nearest =
-                [own, own * 2, own / 2].filter { tempoLimits.contains(60 / $0) }
+                [own, own * 2, own / 2].filter { levelTempoLimits.contains(60 / $0) }
                 .min { abs(log($0 / period)) < abs(log($1 / period)) } ?? own
             if abs(log(nearest / period)) <= log(Self.regionDeparture) {
                 atSongTempo += 1
