@@ -213,8 +213,14 @@ struct CrashSafeWriteTests {
                 usleep(UInt32.random(in: 0...UInt32(max(clean.seconds, 0.01) * 1_200_000), using: &generator))
             } else {
                 // Wait for the temporary file, then kill within the next 3 ms (at once in an extra round).
+                // A writer that refuses its output exits without one: waiting on would only run out the
+                // deadline (5 s a round).
                 let deadline = Date().addingTimeInterval(clean.seconds * 4 + 5)
-                while Self.temporaries(in: folder, for: writer.target).isEmpty, Date() < deadline { usleep(50) }
+                while Self.temporaries(in: folder, for: writer.target).isEmpty, Date() < deadline,
+                    !Spawn.hasExited(child)
+                {
+                    usleep(50)
+                }
                 if !extra { usleep(UInt32.random(in: 0...3_000, using: &generator)) }
             }
             kill(child.pid, SIGKILL)

@@ -109,6 +109,15 @@ enum Spawn {
         return 0
     }
 
+    /// Whether `child` has exited and waits to be reaped (its state in Linux `/proc/PID/stat` is `Z`);
+    /// `false` while it runs, and where `/proc` cannot tell.
+    static func hasExited(_ child: Child) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(child.pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].drop { $0 == " " }.first == "Z"
+    }
+
     /// Runs `beatmap arguments…` to the end or for at most `timeout` seconds.
     static func run(_ arguments: [String], scratch: URL, timeout: Double = 120) throws -> SpawnResult {
         wait(try start(arguments, scratch: scratch), timeout: timeout)
