@@ -4,6 +4,7 @@
 #
 #   bash tools/install-shell-support.sh [PREFIX]   # default PREFIX: ~/.local (use /usr/local as root)
 #   bash tools/install-shell-support.sh --check    # CI: generate everything into a temporary prefix and check it
+#                                                  # (on the test build: BEATMAP_TEST_SANITIZER is honoured)
 #
 # The man page comes from swift-argument-parser's generate-manual plugin, the completion scripts from
 # `beatmap --generate-completion-script SHELL`; both are generated from the commands' own help, so they
@@ -12,8 +13,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CHECK=0
+SCRATCH=.build
+SWIFTPM_FLAGS=()
 if [ "${1:-}" = "--check" ]; then
   CHECK=1
+  # The check reuses the build tools/test.sh has just made, sanitized or not; an install never is.
+  source tools/ci/build-flags.sh
   PREFIX="$(mktemp -d)"
   trap 'rm -rf "$PREFIX"' EXIT
   CONFIGURATION="${CONFIGURATION:-debug}"
@@ -22,8 +27,8 @@ else
   CONFIGURATION="${CONFIGURATION:-release}"
 fi
 
-swift build -c "$CONFIGURATION" --product beatmap
-BIN="$(swift build -c "$CONFIGURATION" --show-bin-path)/beatmap"
+swift build -c "$CONFIGURATION" ${SWIFTPM_FLAGS[@]+"${SWIFTPM_FLAGS[@]}"} --product beatmap
+BIN="$(swift build -c "$CONFIGURATION" ${SWIFTPM_FLAGS[@]+"${SWIFTPM_FLAGS[@]}"} --show-bin-path)/beatmap"
 DATE="$(git log -1 --format=%cs 2>/dev/null || date +%F)"
 
 mkdir -p "$PREFIX/bin" "$PREFIX/share/man/man1" "$PREFIX/share/bash-completion/completions" \
@@ -31,9 +36,9 @@ mkdir -p "$PREFIX/bin" "$PREFIX/share/man/man1" "$PREFIX/share/bash-completion/c
 install -m 755 "$BIN" "$PREFIX/bin/beatmap"
 
 # The man page: the plugin builds the tool in the same configuration and writes beatmap.1.
-swift package generate-manual --configuration "$CONFIGURATION" --date "$DATE" \
+swift package ${SWIFTPM_FLAGS[@]+"${SWIFTPM_FLAGS[@]}"} generate-manual --configuration "$CONFIGURATION" --date "$DATE" \
   --authors "BeatMapKit contributors" >/dev/null
-install -m 644 .build/plugins/GenerateManual/outputs/beatmap/beatmap.1 "$PREFIX/share/man/man1/beatmap.1"
+install -m 644 "$SCRATCH"/plugins/GenerateManual/outputs/beatmap/beatmap.1 "$PREFIX/share/man/man1/beatmap.1"
 
 "$BIN" --generate-completion-script bash >"$PREFIX/share/bash-completion/completions/beatmap"
 "$BIN" --generate-completion-script zsh >"$PREFIX/share/zsh/site-functions/_beatmap"

@@ -18,6 +18,7 @@ PACKAGES=(
   jackd2            # tests: JACK's dummy backend, a paced virtual output device for `beatmap preview`
   tmux              # tests: drives `beatmap preview`'s terminal interface
   sox               # tools/bench (render peer), tools/hostile-audio.py, tools/fuzz/make-seeds.sh
+  libsox-fmt-mp3    # tools/hostile-audio.py: sox writes its truncated MP3s through it
   lame              # tests: MP3s with and without LAME's gapless tag
   python3           # tools/hostile-audio.py runs the hostile audio corpus in CI
   chromium          # tools/check-studio.sh: the studio page in a headless browser

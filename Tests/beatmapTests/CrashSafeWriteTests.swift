@@ -49,16 +49,22 @@ struct CrashSafeWriteTests {
             name: "import --force", target: "out.beatmap.json", targetExists: true,
             arguments: [
                 "import", "{dir}/beats.txt", "--format", "txt", "-o", "{dir}/out.beatmap.json", "--force", "--duration",
-                "40000",
+                "12000",
             ],
-            prepare: { try CrashSafeWriteTests.beatList(60_000).write(to: $0.appendingPathComponent("beats.txt")) }),
+            prepare: {
+                try CrashSafeWriteTests.beatList(CrashSafeWriteTests.beatCount).write(
+                    to: $0.appendingPathComponent("beats.txt"))
+            }),
         KillableWriter(
             name: "import without --force (must refuse)", target: "out.beatmap.json", targetExists: true,
             arguments: [
-                "import", "{dir}/beats.txt", "--format", "txt", "-o", "{dir}/out.beatmap.json", "--duration", "40000",
+                "import", "{dir}/beats.txt", "--format", "txt", "-o", "{dir}/out.beatmap.json", "--duration", "12000",
             ],
             replaces: false,
-            prepare: { try CrashSafeWriteTests.beatList(60_000).write(to: $0.appendingPathComponent("beats.txt")) }),
+            prepare: {
+                try CrashSafeWriteTests.beatList(CrashSafeWriteTests.beatCount).write(
+                    to: $0.appendingPathComponent("beats.txt"))
+            }),
         KillableWriter(
             name: "analyze --force", target: "out.beatmap.json", targetExists: true,
             arguments: ["analyze", "{dir}/song.wav", "-o", "{dir}/out.beatmap.json", "--force", "--no-progress"],
@@ -67,8 +73,8 @@ struct CrashSafeWriteTests {
                 try WAVWriter.write(
                     TestTracks.drums(bpm: 120, start: 0.3, duration: 20).0, to: $0.appendingPathComponent("song.wav"))
             }),
-        // MIDI, .chart, C# and GDScript: each exported from the big map, and imported from a file of 60,001
-        // beats. The MIDI and .chart exports of a steady map are a few hundred bytes, too small to hit.
+        // MIDI, .chart, C# and GDScript: each exported from the big map, and imported from a file of
+        // `beatCount` + 1 beats. The MIDI and .chart exports of a steady map are a few hundred bytes, too small to hit.
         KillableWriter(
             name: "export midi --force", target: "out.mid", targetExists: true,
             arguments: ["export", "{dir}/big.beatmap.json", "-o", "{dir}/out.mid", "--force"], killsDuringWrite: false),
@@ -89,7 +95,7 @@ struct CrashSafeWriteTests {
         KillableWriter(
             name: "import chart --force", target: "out.beatmap.json", targetExists: true,
             arguments: [
-                "import", "{dir}/notes.chart", "-o", "{dir}/out.beatmap.json", "--force", "--duration", "40000",
+                "import", "{dir}/notes.chart", "-o", "{dir}/out.beatmap.json", "--force", "--duration", "12000",
             ],
             prepare: { try CrashSafeWriteTests.engineFile(.chart).write(to: $0.appendingPathComponent("notes.chart")) }
         ),
@@ -105,11 +111,18 @@ struct CrashSafeWriteTests {
         // same AtomicFile path as `format --output --force`.
     ]
 
-    /// A 60,001-beat map at 120 BPM exported to `format`, for the import writers.
+    /// Beats in the big map and in the files imported: 20,000 make a map of about 240 kB, big enough for
+    /// kills to land while it is written (the extra rounds make sure one does). Every round parses the
+    /// whole input before it writes, so the count sets the suite's time: with 60,000 it took 251 s
+    /// under AddressSanitizer, longer than all the other suites together.
+    static let beatCount = 20_000
+
+    /// A map of `beatCount` + 1 beats at 120 BPM exported to `format`, for the import writers.
     static func engineFile(_ format: InterchangeFormat) throws -> Data {
-        let beats = (0...60_000).map { Double($0) * 0.5 + 0.5 }
+        let beats = (0...beatCount).map { Double($0) * 0.5 + 0.5 }
         let map = BeatMap(
-            audio: AudioReference(duration: 30_010), tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
+            audio: AudioReference(duration: Double(beatCount / 2 + 10)),
+            tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
             beats: beats)
         let file = try #require(try format.converter.export(map, options: ExportOptions()).first)
         return file.contents
@@ -159,7 +172,7 @@ struct CrashSafeWriteTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = folder.appendingPathComponent("big.beatmap.json")
         let target = folder.appendingPathComponent(writer.target)
-        let input = Self.bigMap(beats: 60_000, variant: 1)
+        let input = Self.bigMap(beats: Self.beatCount, variant: 1)
         try writer.prepare(folder)
         let arguments = writer.arguments.map { $0.replacingOccurrences(of: "{dir}", with: folder.path) }
 

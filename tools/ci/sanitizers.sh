@@ -33,11 +33,6 @@ cd "$(dirname "$0")/../.."
 
 SKIP="${SANITIZER_SKIP-CrashSafeWriteTests}"
 FILTER="${SANITIZER_FILTER-}"
-# Leak checking at exit reports the runtime's and Foundation's process-lifetime caches; memory errors
-# are what this pass is for. halt_on_error makes the first report fail the run.
-export ASAN_OPTIONS="${ASAN_OPTIONS-detect_leaks=0:halt_on_error=1}"
-export TSAN_OPTIONS="${TSAN_OPTIONS-halt_on_error=1}"
-export SWIFT_BACKTRACE="${SWIFT_BACKTRACE-enable=no}"
 
 SKIP_THREAD="${SANITIZER_SKIP_THREAD-PreviewCommandTests/interactive}"
 REALTIME="${SANITIZER_REALTIME-PreviewCommandTests}"
@@ -62,19 +57,22 @@ for sanitizer in ${SANITIZERS-thread address}; do
   [ "$sanitizer" = thread ] && [ -z "$filter" ] && filter="$FILTER_THREAD"
   [ -n "$filter" ] && selection+=(--filter "$filter")
   start=$(date +%s)
-  scratch=".build/sanitize-$sanitizer"
+  # The build folder, the flags and the sanitizer's run-time options (leaks off, halt on the first
+  # report): the same as tools/test.sh's with BEATMAP_TEST_SANITIZER set.
+  BEATMAP_TEST_SANITIZER="$sanitizer"
+  source tools/ci/build-flags.sh
   echo "sanitizers.sh: building with --sanitize=$sanitizer" >&2
-  swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
+  swift build --build-tests "${SWIFTPM_FLAGS[@]}"
   echo "sanitizers.sh: testing with --sanitize=$sanitizer" >&2
   if [ -z "$FILTER" ] && [ -n "$REALTIME" ]; then
     # The realtime tests on their own, after everything else.
-    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" \
+    swift test --skip-build "${SWIFTPM_FLAGS[@]}" \
       --skip "${skip:+$skip|}$REALTIME" ${filter:+--filter "$filter"}
     echo "sanitizers.sh: $sanitizer: the realtime tests on their own ($REALTIME)" >&2
-    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" \
+    swift test --skip-build "${SWIFTPM_FLAGS[@]}" \
       ${skip:+--skip "$skip"} --filter "$REALTIME"
   else
-    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" ${selection[@]+"${selection[@]}"}
+    swift test --skip-build "${SWIFTPM_FLAGS[@]}" ${selection[@]+"${selection[@]}"}
   fi
   echo "sanitizers.sh: $sanitizer: passed in $(($(date +%s) - start)) s" >&2
 done
