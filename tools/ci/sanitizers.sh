@@ -3,11 +3,13 @@
 # Runs the test suite under ThreadSanitizer, then AddressSanitizer, each in its own build folder
 # (.build/sanitize-thread, .build/sanitize-address) so the normal build is not invalidated. The CLI
 # tests run the `beatmap` binary of the same sanitized build, so its C interop and task groups are
-# checked too. Prints each pass's wall time.
+# checked too. Prints each pass's wall time. CI runs only the ThreadSanitizer pass here
+# (SANITIZERS=thread): its AddressSanitizer pass is tools/test.sh itself, on an ASan build
+# (BEATMAP_TEST_SANITIZER=address, see .ci/run), which runs every test.
 #
 #   SANITIZERS="thread address"    which passes to run
-#   SANITIZER_SKIP=REGEX           tests left out of both passes (default: the SIGKILL test, which
-#                                  measures nothing more under a sanitizer and is the slowest)
+#   SANITIZER_SKIP=REGEX           tests left out of both passes (default: the SIGKILL test, a test of
+#                                  files on disk, the slowest suite; CI runs it under ASan in test.sh)
 #   SANITIZER_SKIP_THREAD=REGEX    tests left out of the ThreadSanitizer pass only (default: the preview
 #                                  session on JACK's dummy device: a thread libjack creates exits inside
 #                                  TSan's ignored region for uninstrumented libraries, which TSan reports
