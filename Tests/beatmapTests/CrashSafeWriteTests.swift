@@ -49,7 +49,7 @@ struct CrashSafeWriteTests {
             name: "import --force", target: "out.beatmap.json", targetExists: true,
             arguments: [
                 "import", "{dir}/beats.txt", "--format", "txt", "-o", "{dir}/out.beatmap.json", "--force", "--duration",
-                "12000",
+                String(CrashSafeWriteTests.seconds(CrashSafeWriteTests.beatCount)),
             ],
             prepare: {
                 try CrashSafeWriteTests.beatList(CrashSafeWriteTests.beatCount).write(
@@ -58,7 +58,8 @@ struct CrashSafeWriteTests {
         KillableWriter(
             name: "import without --force (must refuse)", target: "out.beatmap.json", targetExists: true,
             arguments: [
-                "import", "{dir}/beats.txt", "--format", "txt", "-o", "{dir}/out.beatmap.json", "--duration", "12000",
+                "import", "{dir}/beats.txt", "--format", "txt", "-o", "{dir}/out.beatmap.json", "--duration",
+                String(CrashSafeWriteTests.seconds(CrashSafeWriteTests.beatCount)),
             ],
             replaces: false,
             prepare: {
@@ -96,7 +97,8 @@ struct CrashSafeWriteTests {
         KillableWriter(
             name: "import chart --force", target: "out.beatmap.json", targetExists: true,
             arguments: [
-                "import", "{dir}/notes.chart", "-o", "{dir}/out.beatmap.json", "--force", "--duration", "12000",
+                "import", "{dir}/notes.chart", "-o", "{dir}/out.beatmap.json", "--force", "--duration",
+                String(CrashSafeWriteTests.seconds(CrashSafeWriteTests.beatCount)),
             ],
             prepare: { try CrashSafeWriteTests.engineFile(.chart).write(to: $0.appendingPathComponent("notes.chart")) }
         ),
@@ -118,11 +120,15 @@ struct CrashSafeWriteTests {
     /// under AddressSanitizer beside the other suites, which were all done after 112 s.
     static let beatCount = 20_000
 
+    /// The audio's duration, in whole seconds, of a list of `beats` beats at 120 BPM from 0.5 s: the
+    /// last beat and 10 s more. The big map, the exported files and the imports' `--duration` all use it.
+    static func seconds(_ beats: Int) -> Int { beats / 2 + 10 }
+
     /// A map of `beatCount` + 1 beats at 120 BPM exported to `format`, for the import writers.
     static func engineFile(_ format: InterchangeFormat) throws -> Data {
         let beats = (0...beatCount).map { Double($0) * 0.5 + 0.5 }
         let map = BeatMap(
-            audio: AudioReference(duration: Double(beatCount / 2 + 10)),
+            audio: AudioReference(duration: Double(seconds(beatCount))),
             tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
             beats: beats)
         let file = try #require(try format.converter.export(map, options: ExportOptions()).first)
@@ -150,7 +156,7 @@ struct CrashSafeWriteTests {
             if index > 0 { text += "," }
             text += String(Double(index) * 0.5 + 0.5 + Double(variant) * 0.0000001)
         }
-        text += "], \"version\": 1, \"audio\": {\"duration\": \(count / 2 + 10)}, \"x-variant\": \(variant)}"
+        text += "], \"version\": 1, \"audio\": {\"duration\": \(seconds(count))}, \"x-variant\": \(variant)}"
         return Data(text.utf8)
     }
 
