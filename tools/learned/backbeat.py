@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The back-beat as evidence of the metric level (session 40; measured, not used: docs/analyze.md,
+"""The back-beat as evidence of the metric level (session 40; measured, not used: docs/analyze-log.md,
 session 40) and of the bar phase (`--bars`; in the analyzer since session 40: docs/bars.md), measured
 on analyze's maps.
 

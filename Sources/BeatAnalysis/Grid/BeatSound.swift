@@ -79,7 +79,7 @@ extension GridFitter {
     /// variance, fitted to all the beats read with the chosen sections' beats and midpoints swapped.
     /// Judged one at a time against the beats outside it, a section on the beat was once measured
     /// against a rest that held other sections on the off-beats, and moved off with them
-    /// (docs/analyze.md, session 28). Swapping every beat of the song would explain its sound as well
+    /// (docs/analyze-log.md, session 28). Swapping every beat of the song would explain its sound as well
     /// (the model is symmetric), so the part moved must be the smaller.
     static func sectionsOffTheSongsBeat(
         onBeats: [[Double]], midpoints: [[Double]], sections: [Range<Int>], penalty: Double

@@ -155,7 +155,7 @@ extension GridFitter {
     /// the beat: one nat, the price of the one parameter (its mean) that says it leans at all
     /// (Akaike's criterion). Bayes' criterion's ½ ln n, about 3 nats here, was tried on the train
     /// split too: it put one render of a drifting copy on its off-beats, where the tracker had put
-    /// most beats on the wrong side and the kick leaned 1.9 nats the right way (docs/analyze.md,
+    /// most beats on the wrong side and the kick leaned 1.9 nats the right way (docs/analyze-log.md,
     /// session 29).
     static let kickLeanPrice = 1.0
 
