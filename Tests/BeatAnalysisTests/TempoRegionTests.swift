@@ -83,6 +83,24 @@ struct TempoRegionTests {
         #expect(GridFitter().tempoRegions(context, period: 60 / 90.0).isEmpty)
     }
 
+    @Test("beats tracked across regions replace one grid with tempo segments, never with followed beats")
+    func regionTrackingNeedsAChange() {
+        let grid = GridFitter.Grid(anchor: 0.5, period: 0.75)
+        let one = GridModel.grid([GridPiece(span: 0.5...240, grid: grid)])
+        let steps = GridModel.grid([
+            GridPiece(span: 0.5...120, grid: grid),
+            GridPiece(span: 120...240, grid: GridFitter.Grid(anchor: 120, period: 0.5)),
+        ])
+        // One grid against followed beats: no tempo change was found, the grid stands.
+        #expect(!GridFitter.regionTrackingReplaces(one, with: .follow))
+        #expect(!GridFitter.regionTrackingReplaces(.grid([]), with: .follow))
+        // A change found: tempo segments replace the one grid.
+        #expect(GridFitter.regionTrackingReplaces(one, with: steps))
+        // Beats already followed, or already in segments, may be followed anew.
+        #expect(GridFitter.regionTrackingReplaces(.follow, with: .follow))
+        #expect(GridFitter.regionTrackingReplaces(steps, with: .follow))
+    }
+
     @Test("the range is the region's inside it, the song's outside, and both at its edges")
     func allowedIntervals() {
         let regions = [TempoRegion(span: 40...80, period: 0.4)]

@@ -41,9 +41,21 @@ extension GridFitter {
         let regions = tempoRegions(context, period: period)
         guard !regions.isEmpty else { return nil }
         guard let again = try? trackAndSelect(from: period, context, regions: regions),
-            again.salience > selected.salience
+            again.salience > selected.salience, Self.regionTrackingReplaces(selected.model, with: again.model)
         else { return nil }
         return again
+    }
+
+    /// Whether beats tracked with the range centred on the regions, modelled as `again`, may replace
+    /// the first tracking's, modelled as `first` (when they also stand out more). A region is there to
+    /// find a tempo change; where the first tracking's beats lie on one grid (the simplest model, which
+    /// explains two thirds of them) and the second's on none (they would be followed), the second
+    /// tracking found no change, only a tracker that went elsewhere, and the one grid stands. Found on
+    /// a game song (tools/bench/games, train) whose MP3 copy was followed at 73–80 BPM where its Ogg and
+    /// FLAC copies, and madmom, have one grid at 80 BPM.
+    static func regionTrackingReplaces(_ first: GridModel, with again: GridModel) -> Bool {
+        if case .grid(let pieces) = first, pieces.count <= 1, again == .follow { return false }
+        return true
     }
 
     /// Stretches whose own tempo lies over ``regionDeparture`` from `period`: the tempo of each window of
