@@ -16,7 +16,8 @@ struct TempoRegion: Sendable, Equatable {
 // its range at another pulse (80 BPM for 120: every third eighth note), and half the map is wrong. So
 // the tempo is also estimated window by window; where windows in a row agree on a tempo beyond the
 // range, the song is tracked again with the tracker's range centred there, and the two trackings
-// compete as the beat-time reading does: the beats that stand out more are kept.
+// compete as the beat-time reading does: the beats that stand out more are kept, so long as a
+// tracking across regions that replaces one grid finds a tempo change rather than beats to follow.
 extension GridFitter {
     /// Length of the windows whose tempo is estimated on their own (seconds): some 30 beats at 120 BPM,
     /// as many as a tempo piece needs (``GridModelSelector/minimumPieceBeats``).
@@ -33,7 +34,8 @@ extension GridFitter {
     /// started: the level a first tracking half lost in another tempo was read at can be off) with the
     /// range centred on each region where the tempo leaves the tracker's reach
     /// (``tempoRegions(_:period:)``, ``trackAndSelect(from:_:regions:)``), when the new beats stand out
-    /// more (``trackedScore(_:novelty:span:)``); otherwise `nil`.
+    /// more (``trackedScore(_:novelty:span:)``) and found a tempo change where the first tracking
+    /// found one grid (``regionTrackingReplaces(_:with:)``); otherwise `nil`.
     func acrossTempoRegions(
         _ selected: TrackedSelection, from period: Double, _ context: TrackingContext
     ) -> TrackedSelection? {
@@ -48,8 +50,8 @@ extension GridFitter {
 
     /// Whether beats tracked with the range centred on the regions, modelled as `again`, may replace
     /// the first tracking's, modelled as `first` (when they also stand out more). A region is there to
-    /// find a tempo change; where the first tracking's beats lie on one grid (the simplest model, which
-    /// explains two thirds of them) and the second's on none (they would be followed), the second
+    /// find a tempo change; where the first tracking's beats lie on one grid (the simplest model,
+    /// chosen over following them) and the second's on none (they would be followed), the second
     /// tracking found no change, only a tracker that went elsewhere, and the one grid stands. Found on
     /// a game song (tools/bench/games, train) whose MP3 copy was followed at 73–80 BPM where its Ogg and
     /// FLAC copies, and madmom, have one grid at 80 BPM.
