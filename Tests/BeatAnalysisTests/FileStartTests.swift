@@ -26,6 +26,27 @@ struct FileStartTests {
         #expect(map == first)
     }
 
+    @Test("a grid moved half a beat later gets back the first beat it now has room for, from the layout's start on")
+    func shiftedGridKeepsItsFirstBeat() throws {
+        // A 120 BPM grid laid out on the off-beats from 0.25 s (a beat at -0.25 s was before the file).
+        let offBeats = [FittedSegment(bpm: 120, firstBeat: 0.25, beats: [0.25, 0.75, 1.25, 1.75])]
+        let earliest = GridFitter.earliestBeat(start: 0)
+        let moved = GridFitter.shifted(offBeats, by: [0.5], duration: 10, earliest: earliest)
+        let first = try #require(moved.first)
+        #expect(first.beats == [0, 0.5, 1, 1.5, 2])
+        #expect(first.firstBeat == 0)
+        // Music that starts later than the file: no beat before the layout's start.
+        let later = GridFitter.shifted(offBeats, by: [0.5], duration: 10, earliest: GridFitter.earliestBeat(start: 0.2))
+        #expect(later.first?.beats == [0.5, 1, 1.5, 2])
+        // Followed beats (a segment each) move towards the next and get none.
+        let followed = [
+            FittedSegment(bpm: 120, firstBeat: 0.25, beats: [0.25]),
+            FittedSegment(bpm: 120, firstBeat: 0.75, beats: [0.75]),
+        ]
+        let movedFollowed = GridFitter.shifted(followed, by: [0.5, 0.5], duration: 10, earliest: earliest)
+        #expect(movedFollowed.map(\.beats) == [[0.5], [1]])
+    }
+
     @Test("a beat within 2 ms before 0 s goes to 0 s; one further out is dropped, and so is a segment it empties")
     func settling() throws {
         let kept = GridFitter.startingAtZero([

@@ -186,6 +186,74 @@ struct ModelSelectionTests {
         #expect(step.count == 2)
     }
 
+    /// Tracked beats on a 90 BPM grid (0.5 s + k · 2⁄3 s) for `before` beats, then `detour` beats
+    /// 0.78 s apart (a tracker running at 77 BPM through an intro or a break, through every phase of
+    /// the grid), then back on the grid for `after` beats.
+    static func detour(before: Int, detour: Int, after: Int) -> [Double] {
+        let period = 2.0 / 3.0
+        var beats = (0..<before).map { 0.5 + Double($0) * period }
+        var time = (beats.last ?? 0.5) + 0.78
+        for _ in 0..<detour {
+            beats.append(time)
+            time += 0.78
+        }
+        let resume = ((time - 0.5) / period).rounded(.up)
+        beats += (0..<after).map { 0.5 + (resume + Double($0)) * period }
+        return beats
+    }
+
+    @Test("a grid holds apart when it explains two runs of 32 tracked beats, and a drift never does")
+    func holdsApart() {
+        let grid = [GridPiece(span: 0...300, grid: GridFitter.Grid(anchor: 0.5, period: 2.0 / 3.0))]
+        #expect(GridModelSelector.holdsApart(Self.detour(before: 40, detour: 45, after: 40), pieces: grid, run: 32))
+        // One run of 32 and one of 31 do not.
+        #expect(!GridModelSelector.holdsApart(Self.detour(before: 40, detour: 45, after: 31), pieces: grid, run: 32))
+        // Two tempo segments are not asked.
+        let two = grid + [GridPiece(span: 300...400, grid: GridFitter.Grid(anchor: 300, period: 0.5))]
+        #expect(!GridModelSelector.holdsApart(Self.detour(before: 40, detour: 45, after: 40), pieces: two, run: 32))
+        // Tempo drifting ±3 % over 30 s around 120 BPM (the corpus's drifting copies): the grid at its
+        // mean tempo holds for a dozen beats at a time at most.
+        var drifting: [Double] = []
+        var time = 0.5
+        while time < 300 {
+            drifting.append(time)
+            time += 0.5 / (1 + 0.03 * sin(2 * Double.pi * time / 30))
+        }
+        for phase in stride(from: 0.0, to: 0.5, by: 0.05) {
+            let mean = [GridPiece(span: 0...300, grid: GridFitter.Grid(anchor: 0.5 + phase, period: 0.5))]
+            #expect(!GridModelSelector.holdsApart(drifting, pieces: mean, run: 32), "phase \(phase)")
+        }
+    }
+
+    @Test("beats a tracker took through a detour are not followed where the grid holds on both sides of it")
+    func detourIsNotFollowed() {
+        let tracked = Self.detour(before: 40, detour: 45, after: 40)
+        let observations = tracked.enumerated().map { BeatObservation(index: $0.offset, time: $0.element) }
+        let grid = GridFitter.Grid(anchor: 0.5, period: 2.0 / 3.0)
+        // As GridFitter.piece fits a grid: the period and phase of the music, and the tracked beats
+        // within 15 ms of one of its beats explained (80 of 125: under two thirds).
+        func fit(_ range: Range<Int>, _ line: BeatLine) -> (piece: GridPiece, explained: Int) {
+            let span = observations[range.lowerBound].time...observations[range.upperBound - 1].time
+            let count = observations[range].filter {
+                abs($0.time - grid.time(Int(((($0.time - grid.anchor) / grid.period)).rounded()))) <= 0.015
+            }.count
+            return (GridPiece(span: span, grid: grid), count)
+        }
+        let selector = GridModelSelector()
+        let without = selector.select(
+            observations, tracked: tracked.count, fit: fit, trackedBeatsAreStronger: { _ in true })
+        #expect(without == .follow, "two thirds are not explained: without the rule the beats are followed")
+        let with = selector.select(
+            observations, tracked: tracked.count, fit: fit, trackedBeatsAreStronger: { _ in true },
+            holdsApart: { GridModelSelector.holdsApart(tracked, pieces: $0, run: selector.minimumPieceBeats) })
+        guard case .grid(let pieces) = with else {
+            Issue.record("expected one grid, got \(with)")
+            return
+        }
+        #expect(pieces.count == 1)
+        #expect(pieces.first?.grid == grid)
+    }
+
     @Test("the tracker follows pulses through a tempo step and finds every one")
     func tracker() throws {
         let hop = 512.0 / 44_100

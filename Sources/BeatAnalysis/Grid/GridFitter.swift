@@ -205,7 +205,11 @@ public struct GridFitter: Sendable {
                 shifts = Array(repeating: shift, count: fittedSegments.count)
             }
             if shifts.contains(where: { $0 != nil }) {
-                fittedSegments = aligned(Self.shifted(fittedSegments, by: shifts, duration: duration))
+                let start = Self.layoutStart(
+                    span: span, sounding: sounding, firstPeriod: fittedSegments.first.map { 60 / $0.bpm })
+                fittedSegments = aligned(
+                    Self.shifted(
+                        fittedSegments, by: shifts, duration: duration, earliest: Self.earliestBeat(start: start)))
             }
         }
         if case .grid(let pieces) = model, pieces.count > 1 {

@@ -12,12 +12,11 @@ extension GridFitter {
         _ segments: [SegmentFit], novelty: Novelty, span: ClosedRange<Double>, sounding: ClosedRange<Double>?,
         duration: Double
     ) -> [FittedSegment] {
-        var start = max(0, span.lowerBound - 0.05)
+        let start = Self.layoutStart(span: span, sounding: sounding, firstPeriod: segments.first?.grid.period)
         var end = min(duration, span.upperBound + 0.05)
-        // A beatless intro that already sounds gets beats from a quarter beat before it starts; a ringing
-        // ending, up to two beats before the sound dies away (a drum's or a pad's own decay adds none).
-        if let sounding, let first = segments.first, let last = segments.last {
-            start = max(0, min(start, sounding.lowerBound - 0.25 * first.grid.period))
+        // A ringing ending gets beats up to two beats before the sound dies away (a drum's or a pad's
+        // own decay adds none).
+        if let sounding, let last = segments.last {
             end = min(duration, max(end, sounding.upperBound - 2 * last.grid.period))
         }
         // Change times: where segment i+1's grid takes over.
@@ -25,16 +24,14 @@ extension GridFitter {
         for index in 0..<(segments.count - 1) {
             cuts.append(bestCut(segments[index], segments[index + 1], novelty: novelty))
         }
-        // Music that starts at the file's start: grid points a little before 0 s are kept for now,
-        // so that the transients can still move them, and ``startingAtZero(_:)`` settles them.
-        let earliest = start <= 0 ? -Self.startReach : 0
+        let earliest = Self.earliestBeat(start: start)
         var result: [FittedSegment] = []
         var previousBeat = -Double.infinity
         for (index, segment) in segments.enumerated() {
             let grid = segment.grid
             // Beats strictly after the previous segment's last beat, at least a third of a beat on.
             let lower = max(
-                index == 0 ? (start <= 0 ? earliest : start) : cuts[index - 1], previousBeat + grid.period / 3)
+                index == 0 ? earliest : cuts[index - 1], previousBeat + grid.period / 3)
             let upper = index + 1 < segments.count ? cuts[index] - 0.5 * grid.period : end
             let first = grid.firstIndex(atOrAfter: lower)
             let last = grid.lastIndex(atOrBefore: upper)
@@ -45,6 +42,23 @@ extension GridFitter {
             result.append(FittedSegment(bpm: 60 / grid.period, firstBeat: firstBeat, beats: beats))
         }
         return result
+    }
+
+    /// Where the first segment's beats start: 50 ms before the first onset of the music's span, and a
+    /// beatless intro that already sounds gets beats from a quarter beat before it starts (`sounding`,
+    /// with `firstPeriod` the first segment's beat), never before 0 s.
+    static func layoutStart(span: ClosedRange<Double>, sounding: ClosedRange<Double>?, firstPeriod: Double?) -> Double {
+        let start = max(0, span.lowerBound - 0.05)
+        guard let sounding, let firstPeriod else { return start }
+        return max(0, min(start, sounding.lowerBound - 0.25 * firstPeriod))
+    }
+
+    /// The earliest beat the layout keeps when its first segment starts at `start`
+    /// (``layoutStart(span:sounding:firstPeriod:)``): music that starts at the file's start keeps grid
+    /// points a little before 0 s for now (``startReach``), so that the transients can still move them,
+    /// and ``startingAtZero(_:)`` settles them.
+    static func earliestBeat(start: Double) -> Double {
+        start <= 0 ? -startReach : start
     }
 
     /// How far before 0 s a beat may lie and still be the music's first beat, put at 0 s: 2 ms, the
@@ -64,11 +78,24 @@ extension GridFitter {
     /// grid keeps its tempo and moves its phase; followed beats, a segment each, move that far towards
     /// the next), `nil` leaving a segment where it is. Beats moved to the end of the audio or past it,
     /// or to within a third of their own beat of the next segment's first beat, are dropped, and a
-    /// segment left without beats goes.
-    static func shifted(_ segments: [FittedSegment], by fractions: [Double?], duration: Double) -> [FittedSegment] {
-        let moved = zip(segments, fractions).map { segment, fraction -> FittedSegment in
+    /// segment left without beats goes. A first segment that is a grid (two beats or more) and moved
+    /// later gets the grid points it now has room for before its first beat, from `earliest` on (the
+    /// layout's ``earliestBeat(start:)``): moved half a beat later, a grid whose first beat was half a
+    /// beat into the music would otherwise leave the music's first beat out.
+    static func shifted(
+        _ segments: [FittedSegment], by fractions: [Double?], duration: Double, earliest: Double = .infinity
+    ) -> [FittedSegment] {
+        let moved = zip(segments, fractions).enumerated().map { index, pair -> FittedSegment in
+            let (segment, fraction) = pair
             guard let fraction, segment.bpm > 0 else { return segment }
-            let beats = segment.beats.map { $0 + fraction * 60 / segment.bpm }
+            let period = 60 / segment.bpm
+            var beats = segment.beats.map { $0 + fraction * period }
+            if index == 0, fraction > 0, segment.beats.count >= 2, var before = beats.first.map({ $0 - period }) {
+                while before >= earliest {
+                    beats.insert(before, at: 0)
+                    before -= period
+                }
+            }
             return FittedSegment(bpm: segment.bpm, firstBeat: beats.first ?? segment.firstBeat, beats: beats)
         }
         return moved.indices.compactMap { index in

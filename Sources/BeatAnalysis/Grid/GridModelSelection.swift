@@ -79,7 +79,8 @@ struct GridModelSelector: Sendable {
     /// tracker strayed onto another phase for a while, the grid is kept. `explainedAtAShift`, when
     /// given, counts the tracked beats the chosen pieces explain at a steady shift
     /// (``GridFitter/explainedAtAnyPhase(_:pieces:)``); the beats are not followed when those reach
-    /// ``minimumExplained`` either. `grownRamp`, when given, grows a ramp from the pieces against the
+    /// ``minimumExplained`` either, nor when `holdsApart` says one grid holds for two separate runs
+    /// of tracked beats (``holdsApart(_:pieces:run:)``). `grownRamp`, when given, grows a ramp from the pieces against the
     /// onsets rather than through the tracked beats' numbers (``GridFitter/grownRamp(_:tracked:matcher:span:)``):
     /// where the beats would otherwise be followed, it is the model when it explains
     /// ``minimumExplained`` of them and ``minimumPieceBeats`` more than the pieces do.
@@ -87,6 +88,7 @@ struct GridModelSelector: Sendable {
         _ observations: [BeatObservation], tracked: Int,
         fit: (Range<Int>, BeatLine) -> (piece: GridPiece, explained: Int),
         trackedBeatsAreStronger: ([GridPiece]) -> Bool,
+        holdsApart: ([GridPiece]) -> Bool = { _ in false },
         explainedAtAShift: ([GridPiece]) -> Int = { _ in 0 },
         extend: (GridPiece) -> (piece: GridPiece, explained: Int)? = { _ in nil },
         grownRamp: ([GridPiece]) -> (ramp: TempoRamp, explained: Int)? = { _ in nil }
@@ -171,11 +173,36 @@ struct GridModelSelector: Sendable {
         }
         if allowFollow, Double(best.explained) < Self.minimumExplained * Double(tracked),
             Double(explainedAtAShift(best.pieces)) < Self.minimumExplained * Double(tracked),
+            !holdsApart(best.pieces),
             trackedBeatsAreStronger(best.pieces)
         {
             return .follow
         }
         return .grid(best.pieces)
+    }
+
+    /// Whether one grid explains two separate runs of at least `run` consecutive `tracked` beats
+    /// (each within ``explainTolerance`` of one of its beats). Music that drifts away from a tempo
+    /// and back returns to its grid at any phase, within 15 ms of a beat of a 90 BPM grid about once
+    /// in twenty-two, and to stay there for `run` beats its tempo must match the grid's within a
+    /// fraction of a per cent. So a grid that holds in two places is the music's tempo, and the
+    /// tracked beats that leave it in between are the tracker's detour (an intro or a break it
+    /// followed at another pulse), not a tempo the music moves through. Only one grid is asked: a
+    /// tempo segment holds only where it applies.
+    static func holdsApart(_ tracked: [Double], pieces: [GridPiece], run: Int) -> Bool {
+        guard pieces.count == 1, let grid = pieces.first?.grid, grid.period > 0 else { return false }
+        var runs = 0
+        var length = 0
+        for beat in tracked {
+            let beats = ((beat - grid.anchor) / grid.period).rounded()
+            if abs(beat - (grid.anchor + beats * grid.period)) <= explainTolerance {
+                length += 1
+                if length == run { runs += 1 }
+            } else {
+                length = 0
+            }
+        }
+        return runs >= 2
     }
 
     /// A tracked beat within this of a model's beat is explained by it (seconds): about where two

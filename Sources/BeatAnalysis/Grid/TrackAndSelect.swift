@@ -107,6 +107,7 @@ extension GridFitter {
         selector.allowChanges = options.mode != .constant
         selector.allowFollow = options.mode == .auto
         selector.allowRamp = options.mode == .auto
+        let run = selector.minimumPieceBeats
         return selector.select(
             observations, tracked: tracked.count,
             fit: { range, line in
@@ -122,6 +123,7 @@ extension GridFitter {
                 }
                 return meanValue(tracked, novelty: novelty) > meanValue(gridBeats, novelty: novelty)
             },
+            holdsApart: { pieces in GridModelSelector.holdsApart(tracked, pieces: pieces, run: run) },
             explainedAtAShift: { pieces in
                 strayedPhasesExplained ? Self.explainedAtAnyPhase(tracked, pieces: pieces) : 0
             },
