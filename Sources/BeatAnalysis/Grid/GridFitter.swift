@@ -371,12 +371,7 @@ public struct GridFitter: Sendable {
     /// How many of `tracked` in `span` lie within ``GridModelSelector/explainTolerance`` of a point of
     /// `grid`.
     static func explained(_ tracked: [Double], by grid: Grid, in span: ClosedRange<Double>) -> Int {
-        var count = 0
-        for beat in tracked where span.contains(beat) {
-            let k = ((beat - grid.anchor) / grid.period).rounded()
-            if abs(beat - grid.time(Int(k))) <= GridModelSelector.explainTolerance { count += 1 }
-        }
-        return count
+        tracked.filter { span.contains($0) && grid.explains($0) }.count
     }
 
     /// How many beats either side of a beat place it in ``trackedScore(_:novelty:span:)``: four.

@@ -194,8 +194,7 @@ struct GridModelSelector: Sendable {
         var runs = 0
         var length = 0
         for beat in tracked {
-            let beats = ((beat - grid.anchor) / grid.period).rounded()
-            if abs(beat - (grid.anchor + beats * grid.period)) <= explainTolerance {
+            if grid.explains(beat) {
                 length += 1
                 if length == run { runs += 1 }
             } else {

@@ -18,6 +18,10 @@ extension GridFitter {
         var period: Double
 
         func time(_ k: Int) -> Double { anchor + Double(k) * period }
+        /// Whether `t` lies within ``GridModelSelector/explainTolerance`` of the nearest grid point.
+        func explains(_ t: Double) -> Bool {
+            abs(t - time(Int(((t - anchor) / period).rounded()))) <= GridModelSelector.explainTolerance
+        }
         /// The grid index at or after `t`.
         func firstIndex(atOrAfter t: Double) -> Int { Int(((t - anchor) / period - 1e-9).rounded(.up)) }
         func lastIndex(atOrBefore t: Double) -> Int { Int(((t - anchor) / period + 1e-9).rounded(.down)) }
