@@ -225,6 +225,24 @@ struct ModelSelectionTests {
         }
     }
 
+    @Test("a grid explains a beat with its interval: beats of another tempo that meet its points count not")
+    func explainedWithItsInterval() {
+        // 48 beats at 90 BPM from 0 s, then 30 at 120 BPM from 32 s, the first of which is the 90 BPM
+        // grid's 49th point. Of the 120 BPM beats, every fourth meets a point of the 90 BPM grid.
+        let first: [Double] = (0..<48).map { Double($0) * 2 / 3 }
+        let second: [Double] = (0..<30).map { 32 + Double($0) * 0.5 }
+        let tracked = first + second
+        let grid = GridFitter.Grid(anchor: 0, period: 2.0 / 3.0)
+        #expect(tracked.filter { grid.explains($0) }.count == 56)
+        #expect(GridFitter.explained(tracked, by: grid, in: 0...50) == 49)
+        // The span still bounds the count: the first 24 beats.
+        #expect(GridFitter.explained(tracked, by: grid, in: 0...15.5) == 24)
+        // A beat the tracker slipped by 50 ms costs that beat, not its neighbours.
+        var slipped: [Double] = (0..<40).map { Double($0) * 0.5 }
+        slipped[20] += 0.05
+        #expect(GridFitter.explained(slipped, by: GridFitter.Grid(anchor: 0, period: 0.5), in: 0...20) == 39)
+    }
+
     @Test("beats a tracker took through a detour are not followed where the grid holds on both sides of it")
     func detourIsNotFollowed() {
         let tracked = Self.detour(before: 40, detour: 45, after: 40)

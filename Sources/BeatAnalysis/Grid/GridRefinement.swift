@@ -18,9 +18,11 @@ extension GridFitter {
         var period: Double
 
         func time(_ k: Int) -> Double { anchor + Double(k) * period }
+        /// The index of the grid point nearest `t`.
+        func nearestIndex(to t: Double) -> Int { Int(((t - anchor) / period).rounded()) }
         /// Whether `t` lies within ``GridModelSelector/explainTolerance`` of the nearest grid point.
         func explains(_ t: Double) -> Bool {
-            abs(t - time(Int(((t - anchor) / period).rounded()))) <= GridModelSelector.explainTolerance
+            abs(t - time(nearestIndex(to: t))) <= GridModelSelector.explainTolerance
         }
         /// The grid index at or after `t`.
         func firstIndex(atOrAfter t: Double) -> Int { Int(((t - anchor) / period - 1e-9).rounded(.up)) }
