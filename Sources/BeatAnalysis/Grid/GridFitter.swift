@@ -377,13 +377,15 @@ public struct GridFitter: Sendable {
     /// 90 to 120 BPM (71 %, over the two thirds below which beats are followed), where it explains
     /// the 49 of the song's first tempo.
     static func explained(_ tracked: [Double], by grid: Grid, in span: ClosedRange<Double>) -> Int {
-        let points = tracked.map { grid.explains($0) ? grid.nearestIndex(to: $0) : nil }
+        // The grid point tracked beat `index` lies on, if it lies on one.
+        func point(_ index: Int) -> Int? {
+            guard tracked.indices.contains(index), grid.explains(tracked[index]) else { return nil }
+            return grid.nearestIndex(to: tracked[index])
+        }
         var count = 0
         for index in tracked.indices where span.contains(tracked[index]) {
-            guard let point = points[index] else { continue }
-            let before = index > 0 ? points[index - 1] : nil
-            let after = index + 1 < tracked.count ? points[index + 1] : nil
-            if before == point - 1 || after == point + 1 { count += 1 }
+            guard let own = point(index) else { continue }
+            if point(index - 1) == own - 1 || point(index + 1) == own + 1 { count += 1 }
         }
         return count
     }
