@@ -248,14 +248,11 @@ struct ModelSelectionTests {
         let tracked = Self.detour(before: 40, detour: 45, after: 40)
         let observations = tracked.enumerated().map { BeatObservation(index: $0.offset, time: $0.element) }
         let grid = GridFitter.Grid(anchor: 0.5, period: 2.0 / 3.0)
-        // As GridFitter.piece fits a grid: the period and phase of the music, and the tracked beats
-        // within 15 ms of one of its beats explained (80 of 125: under two thirds).
+        // As GridFitter.piece fits a grid: the period and phase of the music, and the tracked beats it
+        // explains counted as it counts them (80 of 125: under two thirds).
         func fit(_ range: Range<Int>, _ line: BeatLine) -> (piece: GridPiece, explained: Int) {
             let span = observations[range.lowerBound].time...observations[range.upperBound - 1].time
-            let count = observations[range].filter {
-                abs($0.time - grid.time(Int(((($0.time - grid.anchor) / grid.period)).rounded()))) <= 0.015
-            }.count
-            return (GridPiece(span: span, grid: grid), count)
+            return (GridPiece(span: span, grid: grid), GridFitter.explained(tracked, by: grid, in: span))
         }
         let selector = GridModelSelector()
         let without = selector.select(
