@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Recorded music with a rhythm game's own beat truth: the songs Debian packages for Frets on Fire
+(`fretsonfire-songs-muldjord`, `fretsonfire-songs-sectoid`; CC-BY-SA 3.0 and MIT-style: their
+copyright files), mixed here and never committed.
+
+Every other part with truth is rendered from a score. These eight songs are recordings: two bands'
+metal and rock, played and mixed by people, 95 to 190 BPM. Each song folder holds the backing track
+(`song.ogg`), the guitar stem (`guitar.ogg`) and the game's chart (`notes.mid`), whose tempo map is
+the beat grid the game scrolls its notes on, set by the song's charter against the recording (no
+`delay` is set in any `song.ini`, so the chart's 0 s is the audio's). That is the truth a rhythm
+game itself uses.
+
+- **Audio**: the backing track and the guitar stem mixed as the game plays them together
+  (`sox -m`, which halves each so the sum does not clip), 44.1 kHz stereo WAV.
+- **Beats**: the chart's quarter notes through its tempo map (mido), from 0 s, kept where the mix
+  sounds: from the first to the last second whose level (RMS over 1 s) is within 40 dB of the
+  loudest second's. A beat in a silent lead-in or a faded tail is not one a game asks a player to hit.
+- **Bars**: every 4th beat from 0 s (the charts' time signature, where one is given, is 4/4 at tick 0;
+  the others carry none, which MIDI reads as 4/4). The bar truth is weaker than the beat truth: a
+  chart only has to put its notes on the beat.
+
+The split is the corpus's rule (tools/corpus/build.py), written before any score was computed: sorted
+by name, every third one from the first is validation. (One `beatmap analyze` run over all eight mixes
+came before this file was written; its maps were seen, not scored. Nothing is tuned on validation.)
+
+    python3 tools/corpus/make-fof.py
+
+Writes corpus/fof/NAME.wav, NAME.beats, NAME.downbeats and index.json (tools/learned/songs.py's
+format), for `tools/bench/composed --songs corpus/fof` and `tools/bench/bars`-style scoring. Needs the
+two packages above, sox (Debian), mido and numpy (PyPI).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import wave
+
+import mido
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpuslib as cl  # noqa: E402
+
+ROOT = '/usr/share/games/fretsonfire/data/songs'
+PACKAGES = {'muldjord': 'fretsonfire-songs-muldjord', 'sectoid': 'fretsonfire-songs-sectoid'}
+STEMS = ('song.ogg', 'guitar.ogg', 'rhythm.ogg')
+FLOOR_DB = 40.0
+
+
+def chart_beats(path, end):
+    """The quarter notes of `path`'s tempo map, in seconds from 0, up to `end` seconds."""
+    mid = mido.MidiFile(path)
+    ppq = mid.ticks_per_beat
+    tempos = []
+    for track in mid.tracks:
+        tick = 0
+        for msg in track:
+            tick += msg.time
+            if msg.type == 'set_tempo':
+                tempos.append((tick, msg.tempo))
+    tempos = sorted(tempos) or [(0, 500000)]
+    if tempos[0][0] > 0:
+        tempos.insert(0, (0, 500000))
+    beats, tick, seconds, index = [], 0, 0.0, 0
+    while seconds <= end:
+        beats.append(seconds)
+        # Advance one quarter note through the tempo map (a change may fall inside it).
+        remaining, tempo_tick, t = ppq, tick, seconds
+        while remaining > 0:
+            while index + 1 < len(tempos) and tempos[index + 1][0] <= tempo_tick:
+                index += 1
+            next_change = tempos[index + 1][0] if index + 1 < len(tempos) else None
+            step = remaining if next_change is None else min(remaining, next_change - tempo_tick)
+            t += step * tempos[index][1] / 1e6 / ppq
+            tempo_tick += step
+            remaining -= step
+        tick, seconds = tempo_tick, t
+    return beats, 60e6 / tempos[0][1], len({us for _, us in tempos}) > 1
+
+
+def sounding_span(path):
+    """(first, last) second of `path` whose RMS lies within FLOOR_DB of the loudest second's."""
+    with wave.open(path) as w:
+        rate, channels, frames = w.getframerate(), w.getnchannels(), w.getnframes()
+        data = np.frombuffer(w.readframes(frames), dtype='<i2').astype(np.float64).reshape(-1, channels)
+    mono = data.mean(axis=1)
+    seconds = len(mono) // rate
+    rms = np.sqrt(np.array([np.mean(mono[i * rate:(i + 1) * rate] ** 2) for i in range(seconds)]) + 1e-9)
+    loud = np.flatnonzero(20 * np.log10(rms / rms.max()) > -FLOOR_DB)
+    return float(loud[0]), float(loud[-1] + 1), len(mono) / rate
+
+
+def main():
+    if not os.path.isdir(ROOT):
+        sys.exit(f'make-fof: {ROOT} is missing (apt-get install {" ".join(PACKAGES.values())})')
+    folder = cl.part_dir('fof')
+    os.makedirs(folder, exist_ok=True)
+    songs = []
+    for band in sorted(PACKAGES):
+        for title in sorted(os.listdir(os.path.join(ROOT, band))):
+            source = os.path.join(ROOT, band, title)
+            if os.path.isfile(os.path.join(source, 'notes.mid')):
+                songs.append((f'{band}-{title.lower().replace(" ", "-").replace("_", "-")}', band, source))
+    songs.sort()
+    validation = {name for name, _, _ in songs[0::3]}
+    entries = []
+    for name, band, source in songs:
+        wav = os.path.join(folder, name + '.wav')
+        stems = [os.path.join(source, s) for s in STEMS if os.path.isfile(os.path.join(source, s))]
+        if not os.path.exists(wav):
+            with tempfile.TemporaryDirectory(dir=folder) as scratch:
+                part = os.path.join(scratch, 'mix.wav')
+                command = ['sox', '-m'] + stems + [part] if len(stems) > 1 else ['sox'] + stems + [part]
+                subprocess.run(command + ['rate', '-v', '44100'], check=True, stderr=subprocess.DEVNULL)
+                os.replace(part, wav)
+        first, last, duration = sounding_span(wav)
+        beats, bpm, changes = chart_beats(os.path.join(source, 'notes.mid'), duration)
+        kept = [(i, b) for i, b in enumerate(beats) if first - 1e-9 <= b <= last]
+        cl.write_times(os.path.join(folder, name + '.beats'), [b for _, b in kept])
+        cl.write_times(os.path.join(folder, name + '.downbeats'), [b for i, b in kept if i % 4 == 0])
+        entries.append({'path': name + '.wav', 'beats': name + '.beats', 'downbeats': name + '.downbeats',
+                        'song': name, 'style': 'tempo-change' if changes else 'constant',
+                        'split': 'validation' if name in validation else 'train', 'bpm': round(bpm, 3),
+                        'meter': 4, 'seconds': round(duration, 2), 'package': PACKAGES[band],
+                        'stems': [os.path.basename(s) for s in stems]})
+    with open(os.path.join(folder, 'index.json.tmp'), 'w') as f:
+        json.dump({'songs': entries}, f, indent=1)
+        f.write('\n')
+    os.replace(os.path.join(folder, 'index.json.tmp'), os.path.join(folder, 'index.json'))
+    minutes = sum(e['seconds'] for e in entries) / 60
+    print(f'{len(entries)} songs ({len(validation)} validation), {minutes:.0f} minutes, in {folder}')
+
+
+if __name__ == '__main__':
+    main()
