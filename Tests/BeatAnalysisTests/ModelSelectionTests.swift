@@ -225,6 +225,42 @@ struct ModelSelectionTests {
         }
     }
 
+    @Test("a grid holds where a tracker puts two beats in five on a strum a few tens of milliseconds off it")
+    func holdsApartThroughJitter() {
+        let period = 60.0 / 95.0
+        let grid = [GridPiece(span: 0...400, grid: GridFitter.Grid(anchor: 0.5, period: period))]
+        // A played recording at 95 BPM (Frets on Fire's "Feelings"): the beats the drums mark lie within
+        // a few milliseconds of the grid, and two in five are taken on a strum 20 to 50 ms off it, early
+        // or late. Two such stretches of 60 beats around a detour of 45 beats at 77 BPM.
+        let offsets = [0.020, -0.035, 0.045, -0.025, 0.030, 0.050, -0.040]
+        func played(from first: Int, count: Int) -> [Double] {
+            (0..<count).map { step in
+                let beat = 0.5 + Double(first + step) * period
+                return step % 5 == 1 || step % 5 == 3 ? beat + offsets[step % offsets.count] : beat + 0.003
+            }
+        }
+        var tracked = played(from: 0, count: 60)
+        var time = (tracked.last ?? 0) + 0.78
+        for _ in 0..<45 {
+            tracked.append(time)
+            time += 0.78
+        }
+        let resume = Int(((time - 0.5) / period).rounded(.up))
+        tracked += played(from: resume, count: 60)
+        // Each beat on its own: no run of 32 within 15 ms.
+        var longest = 0
+        var length = 0
+        for beat in tracked {
+            let within = abs(beat - 0.5 - ((beat - 0.5) / period).rounded() * period) <= 0.015
+            length = within ? length + 1 : 0
+            longest = max(longest, length)
+        }
+        #expect(longest < 32)
+        #expect(GridModelSelector.holdsApart(tracked, pieces: grid, run: 32))
+        // One such stretch holds once, which is not two places.
+        #expect(!GridModelSelector.holdsApart(Array(tracked.prefix(105)), pieces: grid, run: 32))
+    }
+
     @Test("a grid explains a beat with its interval: beats of another tempo that meet its points count not")
     func explainedWithItsInterval() {
         // 48 beats at 90 BPM from 0 s, then 30 at 120 BPM from 32 s, the first of which is the 90 BPM

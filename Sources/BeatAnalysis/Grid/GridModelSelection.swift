@@ -181,28 +181,52 @@ struct GridModelSelector: Sendable {
         return .grid(best.pieces)
     }
 
-    /// Whether one grid explains two separate runs of at least `run` consecutive `tracked` beats
-    /// (each within ``explainTolerance`` of one of its beats). Music that drifts away from a tempo
-    /// and back returns to its grid at any phase, within 15 ms of a beat of a 90 BPM grid about once
-    /// in twenty-two, and to stay there for `run` beats its tempo must match the grid's within a
-    /// fraction of a per cent. So a grid that holds in two places is the music's tempo, and the
-    /// tracked beats that leave it in between are the tracker's detour (an intro or a break it
-    /// followed at another pulse), not a tempo the music moves through. Only one grid is asked: a
-    /// tempo segment holds only where it applies.
+    /// Whether one grid explains two separate runs of at least `run` consecutive `tracked` beats,
+    /// each beat within ``explainTolerance`` of one of its beats, or read with its neighbourhood
+    /// (``neighbourhoodRadius`` beats either side, as many as the song has near its ends): at least
+    /// half of them that close, the neighbourhood's median distance rather than the beat's own.
+    /// Music that drifts away from a tempo and back returns to its grid at any phase, within 15 ms
+    /// of a beat of a 90 BPM grid about once in twenty-two, and to stay there for `run` beats its
+    /// tempo must match the grid's within a fraction of a per cent. So a grid that holds in two
+    /// places is the music's tempo, and the tracked beats that leave it in between are the tracker's
+    /// detour (an intro or a break it followed at another pulse), not a tempo the music moves
+    /// through. Only one grid is asked: a tempo segment holds only where it applies.
+    ///
+    /// The neighbourhood's reading (session 48) because a tracker on a played recording puts some
+    /// beats on a strum or a fill a few tens of milliseconds either side of the drums' beat (two in
+    /// five of a 95 BPM rock song's), which break every run of beats each within 15 ms without the
+    /// tempo moving; a drift moves the whole neighbourhood off the grid. It is added beside the
+    /// beat-by-beat reading, not put in its place, so a grid that held before still holds. (A signed
+    /// median would not do: where a run meets a detour, the detour's beats fall either side of the
+    /// grid's, and with the run's beats at 0 their median sits near 0 too, so the run would reach
+    /// into the detour.)
     static func holdsApart(_ tracked: [Double], pieces: [GridPiece], run: Int) -> Bool {
         guard pieces.count == 1, let grid = pieces.first?.grid, grid.period > 0 else { return false }
-        var runs = 0
-        var length = 0
-        for beat in tracked {
-            if grid.explains(beat) {
-                length += 1
-                if length == run { runs += 1 }
-            } else {
-                length = 0
-            }
+        let distances = tracked.map { abs($0 - grid.time(grid.nearestIndex(to: $0))) }
+        let width = min(distances.count, 2 * neighbourhoodRadius + 1)
+        let neighbourhoodMedians = distances.indices.map { index in
+            let lower = max(0, min(index - neighbourhoodRadius, distances.count - width))
+            return distances[lower..<(lower + width)].sorted()[width / 2]
         }
-        return runs >= 2
+        func runs(_ values: [Double]) -> Int {
+            var runs = 0
+            var length = 0
+            for value in values {
+                if value <= explainTolerance {
+                    length += 1
+                    if length == run { runs += 1 }
+                } else {
+                    length = 0
+                }
+            }
+            return runs
+        }
+        return runs(distances) >= 2 || runs(neighbourhoodMedians) >= 2
     }
+
+    /// How many tracked beats either side of a beat ``holdsApart(_:pieces:run:)`` reads with it: four
+    /// bars of 4/4 in all, as the kick's neighbourhoods (``GridFitter/kickWindowRadius``).
+    static let neighbourhoodRadius = 8
 
     /// A tracked beat within this of a model's beat is explained by it (seconds): about where two
     /// sounds meant together start to be heard apart.
