@@ -144,6 +144,45 @@ struct DrumDetectorTests {
         #expect(DrumDetector.betterShift(of: late, frames: &frames, frameDuration: 0.01) == nil)
     }
 
+    /// Frames (hop 10 ms) where the drums lean to the midpoints of `beats`: kick plus snare 0.5 on each
+    /// beat and, in turn, 0.7 or 0.4 halfway to the next (a mean lead of 0.05, no beat-by-beat margin).
+    static func leaningFrames(_ beats: [Double]) -> DrumFrames {
+        var values = [Float](repeating: 0.1, count: Int(((beats.last ?? 0) + 2) / 0.01))
+        for (index, (beat, next)) in zip(beats, beats.dropFirst()).enumerated() {
+            values[Int((beat / 0.01).rounded())] = 0.5
+            values[Int((((beat + next) / 2) / 0.01).rounded())] = index.isMultiple(of: 2) ? 0.7 : 0.4
+        }
+        return DrumFrames(kicks: values, snares: [Float](repeating: 0, count: values.count))
+    }
+
+    @Test("drums that lean to the midpoints below the margin move a grid only where the tracker left its phase")
+    func unchosenPhase() {
+        var frames = Self.leaningFrames(Self.beats)
+        #expect(DrumDetector.betterShift(of: Self.beats, frames: &frames, frameDuration: 0.01) == nil)
+        let half = DrumDetector.betterShift(of: Self.beats, frames: &frames, frameDuration: 0.01, phaseUnchosen: true)
+        #expect(half == 0.5)
+        // Drums on the beats keep them, however unchosen the phase.
+        var onBeats = Self.frames(Self.beats, drumsAt: 0)
+        #expect(
+            DrumDetector.betterShift(of: Self.beats, frames: &onBeats, frameDuration: 0.01, phaseUnchosen: true) == nil)
+    }
+
+    @Test("the tracker leaves the phase unchosen when a third or more of its beats sit on either side")
+    func trackerLeftThePhase() {
+        let written = Self.beats
+        let midpoints = zip(written, written.dropFirst()).map { ($0 + $1) / 2 }
+        // 26 beats on the grid (a few milliseconds off), 13 on its midpoints: a third.
+        let split = written.prefix(26).map { $0 + 0.004 } + midpoints.suffix(13)
+        #expect(DrumDetector.trackerLeftThePhase(split, written: written))
+        // 30 on the grid and 9 on the midpoints: the tracker chose, and strayed for a break.
+        let strayed = written.prefix(30).map { $0 - 0.004 } + midpoints.suffix(9)
+        #expect(!DrumDetector.trackerLeftThePhase(strayed, written: written))
+        // Every tracked beat on the midpoints (a grid the kick moved onto the beat) is a choice too.
+        #expect(!DrumDetector.trackerLeftThePhase(midpoints, written: written))
+        // Beats a quarter of a beat out count for neither side.
+        #expect(!DrumDetector.trackerLeftThePhase(written.map { $0 + 0.125 }, written: written))
+    }
+
     @Test("a grid moves by its own beat's fraction and keeps its tempo; beats moved past the end go")
     func shiftedSegments() throws {
         let grid = FittedSegment(bpm: 120, firstBeat: 1, beats: [1, 1.5, 2, 2.5])

@@ -200,8 +200,11 @@ public struct GridFitter: Sendable {
                     DrumDetector.betterShift(of: $0.beats, frames: &frames, frameDuration: hop)
                 }
             } else {
+                let written = fittedSegments.flatMap(\.beats)
+                var unchosen = false
+                if case .grid = model { unchosen = DrumDetector.trackerLeftThePhase(tracked, written: written) }
                 let shift = DrumDetector.betterShift(
-                    of: fittedSegments.flatMap(\.beats), frames: &frames, frameDuration: hop)
+                    of: written, frames: &frames, frameDuration: hop, phaseUnchosen: unchosen)
                 shifts = Array(repeating: shift, count: fittedSegments.count)
             }
             if shifts.contains(where: { $0 != nil }) {
