@@ -114,6 +114,24 @@ struct MIDIFormatTests {
         #expect(abs((imported.map.tempo?.first?.bpm ?? 0) - 200) < 1e-6)
     }
 
+    @Test("a format 0 file with two tracks (Frets on Fire's charts) is read as format 1, with a note")
+    func formatZeroWithTwoTracks() throws {
+        let tempoTrack = MIDIBytes.tempo(0, 352_941) + MIDIBytes.end(480 * 8)
+        let noteTrack = MIDIBytes.meter(0, 4) + MIDIBytes.end(480 * 16)
+        let bytes =
+            MIDIBytes.header(format: 0, tracks: 2, division: 480) + MIDIBytes.track(tempoTrack)
+            + MIDIBytes.track(noteTrack)
+        let imported = try importMIDI(bytes, duration: 3).get()
+        // 170 BPM from tick 0: a beat every 0.352941 s up to the 3 s given.
+        #expect(imported.map.beats.count == 9)
+        #expect(abs((imported.map.tempo?.first?.bpm ?? 0) - 170) < 0.001)
+        let note = try #require(imported.notes.first)
+        #expect(note.message.contains("format 0 file (one track) but holds 2"))
+        // One track, as the specification has it, gets no note.
+        let single = MIDIBytes.header(format: 0, tracks: 1, division: 480) + MIDIBytes.track(tempoTrack)
+        #expect(try importMIDI(single, duration: 3).get().notes.isEmpty)
+    }
+
     @Test("--duration ends the beats; without tempo events the file is 120 BPM")
     func durationAndDefaultTempo() throws {
         let file = MIDIBytes.header(tracks: 1, division: 96) + MIDIBytes.track(MIDIBytes.end(96 * 100))

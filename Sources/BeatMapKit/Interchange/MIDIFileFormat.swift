@@ -77,6 +77,12 @@ public struct MIDIFileFormat: BeatMapConverter {
                 .init(tick: Double($0.tick), numerator: $0.numerator, denominator: $0.denominator)
             })
         var notes: [ImportNote] = []
+        if file.readAsSimultaneous {
+            notes.append(
+                ImportNote(
+                    "\(path) says it is a format 0 file (one track) but holds \(file.trackCount); its tracks were read as simultaneous, as in format 1"
+                ))
+        }
         let firstMarker = file.markers.first { $0.text == Self.firstBeatMarker }
         let lastMarker = file.markers.last { $0.text == Self.lastBeatMarker }
         let fileEnd = tempoMap.time(ofTick: Double(file.endTick))

@@ -30,7 +30,8 @@ struct StandardMIDIFile: Sendable, Equatable {
         var text: String
     }
 
-    /// 0 (one track) or 1 (simultaneous tracks).
+    /// 0 (one track) or 1 (simultaneous tracks). A format 0 file with more than one track is read as
+    /// format 1 (``readAsSimultaneous``).
     var format: Int
     /// Ticks per quarter note.
     var ticksPerQuarter: Int
@@ -44,6 +45,10 @@ struct StandardMIDIFile: Sendable, Equatable {
     var trackCount = 0
     /// The tick of the latest event of any track (its End of Track).
     var endTick: Int64 = 0
+
+    /// Whether the header says format 0 (one track) over more than one track, which were read as
+    /// simultaneous tracks, as format 1's are.
+    var readAsSimultaneous: Bool { format == 0 && trackCount > 1 }
 
     /// The error for a problem at byte `offset`.
     private static func error(_ path: String, _ offset: Int, _ message: String) -> InterchangeError {
@@ -98,9 +103,10 @@ struct StandardMIDIFile: Sendable, Equatable {
             offset = body + length
         }
         guard trackCount > 0 else { throw InterchangeError(path: path, "the file has no tracks (MTrk chunks)") }
-        if format == 0 && trackCount > 1 {
-            throw InterchangeError(path: path, "a format 0 file must have one track; this one has \(trackCount)")
-        }
+        // A format 0 file holds one track by the specification. Files in the wild break that (Frets on
+        // Fire's `armygeddon/notes.mid` says format 0 over two tracks); every track was read above with
+        // its own clock from tick 0, as format 1's simultaneous tracks are, which is how players and
+        // other readers take such a file. ``MIDIFileFormat`` says so in a note.
         _ = declaredTracks
     }
 
