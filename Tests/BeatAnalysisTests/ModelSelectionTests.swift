@@ -257,6 +257,8 @@ struct ModelSelectionTests {
         }
         #expect(longest < 32)
         #expect(GridModelSelector.holdsApart(tracked, pieces: grid, run: 32))
+        // Beat by beat only (the first choice of a model, before the beats are repaired), it does not.
+        #expect(!GridModelSelector.holdsApart(tracked, pieces: grid, run: 32, neighbourhoods: false))
         // One such stretch holds once, which is not two places.
         #expect(!GridModelSelector.holdsApart(Array(tracked.prefix(105)), pieces: grid, run: 32))
     }

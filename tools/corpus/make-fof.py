@@ -12,7 +12,10 @@ the beat grid the game scrolls its notes on, set by the song's charter against t
 game itself uses.
 
 - **Audio**: the backing track and the guitar stem mixed as the game plays them together
-  (`sox -m`, which halves each so the sum does not clip), 44.1 kHz stereo WAV.
+  (`sox -m`, which halves each so the sum does not clip), 44.1 kHz stereo WAV, in corpus/fof. And the
+  backing track alone (`song.ogg` decoded to WAV), in corpus/fof-backing: that is the file a tool
+  that maps a song library sees, since such libraries keep the guitar as a stem beside `song.ogg`
+  (`beatmap analyze` leaves stems out, docs/scale.md), and its truth is the same.
 - **Beats**: the chart's quarter notes through its tempo map (mido), from 0 s, kept where the mix
   sounds: from the first to the last second whose level (RMS over 1 s) is within 40 dB of the
   loudest second's. A beat in a silent lead-in or a faded tail is not one a game asks a player to hit.
@@ -27,8 +30,9 @@ came before this file was written; its maps were seen, not scored. Nothing is tu
     python3 tools/corpus/make-fof.py
 
 Writes corpus/fof/NAME.wav, NAME.beats, NAME.downbeats and index.json (tools/learned/songs.py's
-format), for `tools/bench/composed --songs corpus/fof` and `tools/bench/bars`-style scoring. Needs the
-two packages above, sox (Debian), mido and numpy (PyPI).
+format), for `tools/bench/composed --songs corpus/fof`, and the same for the backing tracks in
+corpus/fof-backing (`--songs corpus/fof-backing`). Needs the two packages above, sox (Debian), mido and
+numpy (PyPI).
 """
 import json
 import os
@@ -96,7 +100,9 @@ def main():
     if not os.path.isdir(ROOT):
         sys.exit(f'make-fof: {ROOT} is missing (apt-get install {" ".join(PACKAGES.values())})')
     folder = cl.part_dir('fof')
+    backing_folder = cl.part_dir('fof-backing')
     os.makedirs(folder, exist_ok=True)
+    os.makedirs(backing_folder, exist_ok=True)
     songs = []
     for band in sorted(PACKAGES):
         for title in sorted(os.listdir(os.path.join(ROOT, band))):
@@ -105,7 +111,7 @@ def main():
                 songs.append((f'{band}-{title.lower().replace(" ", "-").replace("_", "-")}', band, source))
     songs.sort()
     validation = {name for name, _, _ in songs[0::3]}
-    entries = []
+    entries, backing_entries = [], []
     for name, band, source in songs:
         wav = os.path.join(folder, name + '.wav')
         stems = [os.path.join(source, s) for s in STEMS if os.path.isfile(os.path.join(source, s))]
@@ -115,22 +121,33 @@ def main():
                 command = ['sox', '-m'] + stems + [part] if len(stems) > 1 else ['sox'] + stems + [part]
                 subprocess.run(command + ['rate', '-v', '44100'], check=True, stderr=subprocess.DEVNULL)
                 os.replace(part, wav)
+        backing = os.path.join(backing_folder, name + '.wav')
+        if not os.path.exists(backing):
+            with tempfile.TemporaryDirectory(dir=backing_folder) as scratch:
+                part = os.path.join(scratch, 'backing.wav')
+                subprocess.run(['sox', os.path.join(source, 'song.ogg'), part, 'rate', '-v', '44100'], check=True,
+                               stderr=subprocess.DEVNULL)
+                os.replace(part, backing)
         first, last, duration = sounding_span(wav)
         beats, bpm, changes = chart_beats(os.path.join(source, 'notes.mid'), duration)
         kept = [(i, b) for i, b in enumerate(beats) if first - 1e-9 <= b <= last]
-        cl.write_times(os.path.join(folder, name + '.beats'), [b for _, b in kept])
-        cl.write_times(os.path.join(folder, name + '.downbeats'), [b for i, b in kept if i % 4 == 0])
-        entries.append({'path': name + '.wav', 'beats': name + '.beats', 'downbeats': name + '.downbeats',
-                        'song': name, 'style': 'tempo-change' if changes else 'constant',
-                        'split': 'validation' if name in validation else 'train', 'bpm': round(bpm, 3),
-                        'meter': 4, 'seconds': round(duration, 2), 'package': PACKAGES[band],
-                        'stems': [os.path.basename(s) for s in stems]})
-    with open(os.path.join(folder, 'index.json.tmp'), 'w') as f:
-        json.dump({'songs': entries}, f, indent=1)
-        f.write('\n')
-    os.replace(os.path.join(folder, 'index.json.tmp'), os.path.join(folder, 'index.json'))
+        for where, listed, mixed in ((folder, entries, stems), (backing_folder, backing_entries, stems[:1])):
+            # The mix's sounding span for both: the backing track's truth is the song's.
+            cl.write_times(os.path.join(where, name + '.beats'), [b for _, b in kept])
+            cl.write_times(os.path.join(where, name + '.downbeats'), [b for i, b in kept if i % 4 == 0])
+            listed.append({'path': name + '.wav', 'beats': name + '.beats', 'downbeats': name + '.downbeats',
+                           'song': name, 'style': 'tempo-change' if changes else 'constant',
+                           'split': 'validation' if name in validation else 'train', 'bpm': round(bpm, 3),
+                           'meter': 4, 'seconds': round(duration, 2), 'package': PACKAGES[band],
+                           'stems': [os.path.basename(s) for s in mixed]})
+    for where, listed in ((folder, entries), (backing_folder, backing_entries)):
+        with open(os.path.join(where, 'index.json.tmp'), 'w') as f:
+            json.dump({'songs': listed}, f, indent=1)
+            f.write('\n')
+        os.replace(os.path.join(where, 'index.json.tmp'), os.path.join(where, 'index.json'))
     minutes = sum(e['seconds'] for e in entries) / 60
-    print(f'{len(entries)} songs ({len(validation)} validation), {minutes:.0f} minutes, in {folder}')
+    print(f'{len(entries)} songs ({len(validation)} validation), {minutes:.0f} minutes, in {folder} (mixes) '
+          f'and {backing_folder} (backing tracks)')
 
 
 if __name__ == '__main__':

@@ -196,32 +196,38 @@ struct GridModelSelector: Sendable {
     /// beats on a strum or a fill a few tens of milliseconds either side of the drums' beat (two in
     /// five of a 95 BPM rock song's), which break every run of beats each within 15 ms without the
     /// tempo moving; a drift moves the whole neighbourhood off the grid. It is added beside the
-    /// beat-by-beat reading, not put in its place, so a grid that held before still holds. (A signed
-    /// median would not do: where a run meets a detour, the detour's beats fall either side of the
-    /// grid's, and with the run's beats at 0 their median sits near 0 too, so the run would reach
-    /// into the detour.)
-    static func holdsApart(_ tracked: [Double], pieces: [GridPiece], run: Int) -> Bool {
+    /// beat-by-beat reading, not put in its place, so a grid that held before still holds. It is read
+    /// only with `neighbourhoods`, which ``GridFitter/selectModel(_:period:_:strayedPhasesExplained:)``
+    /// gives in its second choice, on beats already repaired, as it counts strayed phases there: in
+    /// the first choice a grid that held this way would end the reading of a moving tempo's level in
+    /// beat time, which a song tracked at half its tempo needs. (A signed median would not do: where a
+    /// run meets a detour, the detour's beats fall either side of the grid's, and with the run's beats
+    /// at 0 their median sits near 0 too, so the run would reach into the detour.)
+    static func holdsApart(_ tracked: [Double], pieces: [GridPiece], run: Int, neighbourhoods: Bool = true) -> Bool {
         guard pieces.count == 1, let grid = pieces.first?.grid, grid.period > 0 else { return false }
         let distances = tracked.map { abs($0 - grid.time(grid.nearestIndex(to: $0))) }
+        guard neighbourhoods else { return runs(of: distances, run: run) >= 2 }
         let width = min(distances.count, 2 * neighbourhoodRadius + 1)
         let neighbourhoodMedians = distances.indices.map { index in
             let lower = max(0, min(index - neighbourhoodRadius, distances.count - width))
             return distances[lower..<(lower + width)].sorted()[width / 2]
         }
-        func runs(_ values: [Double]) -> Int {
-            var runs = 0
-            var length = 0
-            for value in values {
-                if value <= explainTolerance {
-                    length += 1
-                    if length == run { runs += 1 }
-                } else {
-                    length = 0
-                }
+        return runs(of: distances, run: run) >= 2 || runs(of: neighbourhoodMedians, run: run) >= 2
+    }
+
+    /// How many runs of at least `run` consecutive `distances` lie within ``explainTolerance``.
+    private static func runs(of distances: [Double], run: Int) -> Int {
+        var runs = 0
+        var length = 0
+        for distance in distances {
+            if distance <= explainTolerance {
+                length += 1
+                if length == run { runs += 1 }
+            } else {
+                length = 0
             }
-            return runs
         }
-        return runs(distances) >= 2 || runs(neighbourhoodMedians) >= 2
+        return runs
     }
 
     /// How many tracked beats either side of a beat ``holdsApart(_:pieces:run:)`` reads with it: four

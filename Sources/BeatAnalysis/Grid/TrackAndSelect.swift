@@ -123,7 +123,10 @@ extension GridFitter {
                 }
                 return meanValue(tracked, novelty: novelty) > meanValue(gridBeats, novelty: novelty)
             },
-            holdsApart: { pieces in GridModelSelector.holdsApart(tracked, pieces: pieces, run: run) },
+            holdsApart: { pieces in
+                GridModelSelector.holdsApart(
+                    tracked, pieces: pieces, run: run, neighbourhoods: strayedPhasesExplained)
+            },
             explainedAtAShift: { pieces in
                 strayedPhasesExplained ? Self.explainedAtAnyPhase(tracked, pieces: pieces) : 0
             },
