@@ -134,6 +134,58 @@ struct ModelSelectionTests {
         #expect(followed == .follow)
     }
 
+    @Test("a tempo piece whose grid carries less onset strength than the song's one grid is no tempo change")
+    func onsetsDecideTempoPieces() throws {
+        // 120 beats at 170 BPM, 60 at 136 (a figure in fives the tracker followed through a section of
+        // a backing track), 120 at 170 again, each stretch a clean line.
+        let fast = 60.0 / 170
+        let slow = 60.0 / 136
+        var observations: [BeatObservation] = []
+        var time = 0.0
+        for index in 0..<300 {
+            observations.append(BeatObservation(index: index, time: time))
+            time += index >= 120 && index < 180 ? slow : fast
+        }
+        func explained(_ line: BeatLine, in range: Range<Int>) -> (piece: GridPiece, explained: Int) {
+            let grid = GridFitter.Grid(anchor: line.time(0), period: line.period)
+            let count = observations[range].filter { abs($0.time - line.time($0.index)) <= 0.015 }.count
+            let span = observations[range.lowerBound].time...observations[range.upperBound - 1].time
+            return (GridPiece(span: span, grid: grid), count)
+        }
+        func grown(_ piece: GridPiece) -> (piece: GridPiece, explained: Int) {
+            let span = (observations.first?.time ?? 0)...(observations.last?.time ?? 0)
+            let count = observations.filter { piece.grid.explains($0.time) }.count
+            return (GridPiece(span: span, grid: piece.grid), count)
+        }
+        func pieces(_ model: GridModel) -> [GridPiece]? {
+            if case .grid(let pieces) = model { return pieces }
+            return nil
+        }
+        let selector = GridModelSelector()
+        // Without the onsets' say, the section is a tempo segment of its own.
+        let asTracked = try #require(
+            pieces(
+                selector.select(
+                    observations, tracked: 300, fit: { explained($1, in: $0) }, trackedBeatsAreStronger: { _ in false },
+                    extend: grown)))
+        #expect(asTracked.count == 3)
+        // The 170 BPM grid carries more onset strength over the section than its own 136 BPM points: one grid.
+        let onsetsForTheSong = try #require(
+            pieces(
+                selector.select(
+                    observations, tracked: 300, fit: { explained($1, in: $0) }, trackedBeatsAreStronger: { _ in false },
+                    extend: grown, onsetStrength: { grid, _ in abs(grid.period - fast) < 0.001 ? 2 : 1 })))
+        let one = try #require(onsetsForTheSong.count == 1 ? onsetsForTheSong.first : nil)
+        #expect(abs(one.grid.period - fast) < 0.001)
+        // A real change, whose own points carry more there, stays.
+        let onsetsForTheChange = try #require(
+            pieces(
+                selector.select(
+                    observations, tracked: 300, fit: { explained($1, in: $0) }, trackedBeatsAreStronger: { _ in false },
+                    extend: grown, onsetStrength: { grid, _ in abs(grid.period - slow) < 0.001 ? 2 : 1 })))
+        #expect(onsetsForTheChange.count == 3)
+    }
+
     @Test("a stretch the tracker wandered through is no tempo change when the song's grid explains the rest")
     func grownPiece() throws {
         // 30 tracked beats wandering around 0.42 s (a tracker's detour through an intro), then 160

@@ -84,6 +84,13 @@ struct GridModelSelector: Sendable {
     /// onsets rather than through the tracked beats' numbers (``GridFitter/grownRamp(_:tracked:matcher:span:)``):
     /// where the beats would otherwise be followed, it is the model when it explains
     /// ``minimumExplained`` of them and ``minimumPieceBeats`` more than the pieces do.
+    ///
+    /// `onsetStrength`, when given, is the onset strength a grid's points carry over a span
+    /// (``GridFitter/meanValue(_:novelty:)``). A tempo change must explain the onsets better than
+    /// one grid, not only the tracked beats: where the best single grid grown from a piece carries at
+    /// least as much onset strength as each piece at another tempo does over that piece's own span,
+    /// those pieces are a pulse the tracker followed (a figure in fives or threes across the beat, a
+    /// detour), and the song is that one grid (``oneGridCarriesTheOnsets(_:single:onsetStrength:)``).
     func select(
         _ observations: [BeatObservation], tracked: Int,
         fit: (Range<Int>, BeatLine) -> (piece: GridPiece, explained: Int),
@@ -91,7 +98,8 @@ struct GridModelSelector: Sendable {
         holdsApart: ([GridPiece]) -> Bool = { _ in false },
         explainedAtAShift: ([GridPiece]) -> Int = { _ in 0 },
         extend: (GridPiece) -> (piece: GridPiece, explained: Int)? = { _ in nil },
-        grownRamp: ([GridPiece]) -> (ramp: TempoRamp, explained: Int)? = { _ in nil }
+        grownRamp: ([GridPiece]) -> (ramp: TempoRamp, explained: Int)? = { _ in nil },
+        onsetStrength: ((GridFitter.Grid, ClosedRange<Double>) -> Double)? = nil
     ) -> GridModel {
         guard observations.count >= 4 else { return .follow }
         let sums = LineSums(observations)
@@ -138,6 +146,22 @@ struct GridModelSelector: Sendable {
                         one = grown
                         best = (pieces: [grown.piece], explained: grown.explained)
                     }
+                }
+            }
+            // A tempo change must explain the onsets better than one grid: where the best single grid
+            // grown from a grid piece carries as much onset strength as every piece at another tempo
+            // does over its own span, the song is that grid.
+            if pieces.count > 1, let onsetStrength {
+                let singles = pieces.filter {
+                    Double($0.fit.explained) >= Self.minimumExplained * Double($0.range.count)
+                }.compactMap { extend($0.fit.piece) }
+                if let single = singles.max(by: { $0.explained < $1.explained }),
+                    Self.oneGridCarriesTheOnsets(
+                        pieces.map(\.fit.piece), single: single.piece.grid, onsetStrength: onsetStrength)
+                {
+                    one = single
+                    best = (pieces: [single.piece], explained: single.explained)
+                    pieces = [(range: whole, fit: single)]
                 }
             }
             // Where the tempo changes, it may change steadily: a ramp, if it fits the beats better than
@@ -228,6 +252,17 @@ struct GridModelSelector: Sendable {
             }
         }
         return runs
+    }
+
+    /// Whether `single` carries at least as much onset strength as each of `pieces` at another tempo
+    /// (over ``oneTempo`` from it) does at its own points, over that piece's span; `false` when no
+    /// piece is at another tempo.
+    static func oneGridCarriesTheOnsets(
+        _ pieces: [GridPiece], single: GridFitter.Grid, onsetStrength: (GridFitter.Grid, ClosedRange<Double>) -> Double
+    ) -> Bool {
+        let others = pieces.filter { abs(log($0.grid.period / single.period)) >= oneTempo }
+        guard !others.isEmpty else { return false }
+        return others.allSatisfy { onsetStrength(single, $0.span) >= onsetStrength($0.grid, $0.span) }
     }
 
     /// How many tracked beats either side of a beat ``holdsApart(_:pieces:run:)`` reads with it: four

@@ -136,6 +136,11 @@ extension GridFitter {
             grownRamp: { pieces in
                 guard let first = tracked.first, let last = tracked.last, last > first else { return nil }
                 return grownRamp(pieces, tracked: tracked, matcher: matcher, span: first...last)
+            },
+            onsetStrength: { grid, span in
+                let first = grid.firstIndex(atOrAfter: span.lowerBound)
+                let last = grid.lastIndex(atOrBefore: span.upperBound)
+                return meanValue(last >= first ? (first...last).map { grid.time($0) } : [], novelty: novelty)
             })
     }
 }
