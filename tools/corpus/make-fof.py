@@ -29,10 +29,15 @@ came before this file was written; its maps were seen, not scored. Nothing is tu
 
     python3 tools/corpus/make-fof.py
 
-Writes corpus/fof/NAME.wav, NAME.beats, NAME.downbeats and index.json (tools/learned/songs.py's
-format), for `tools/bench/composed --songs corpus/fof`, and the same for the backing tracks in
-corpus/fof-backing (`--songs corpus/fof-backing`). Needs the two packages above, sox (Debian), mido and
-numpy (PyPI).
+- **Copies**: each mix at 22.05 kHz mono FLAC, 48 kHz stereo MP3, 48 kHz stereo Ogg and 44.1 kHz mono
+  Ogg (make-variants.py's `encode`), in corpus/fof/copies, listed under `copies` in index.json with
+  their source: `tools/bench/composed` checks that each gives its source's map, as the accuracy bench
+  checks the corpus's variants (issue 11's "same music, same map", on recordings).
+
+Writes corpus/fof/NAME.wav, NAME.beats, NAME.downbeats, the copies and index.json
+(tools/learned/songs.py's format), for `tools/bench/composed --songs corpus/fof`, and the same but the
+copies for the backing tracks in corpus/fof-backing (`--songs corpus/fof-backing`). Needs the two
+packages above, sox, vorbis-tools, flac and lame (Debian), mido and numpy (PyPI).
 """
 import json
 import os
@@ -41,11 +46,21 @@ import sys
 import tempfile
 import wave
 
+import importlib.util
+
 import mido
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpuslib as cl  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    'make_variants', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'make-variants.py'))
+mv = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mv)
+
+# (rate, channels, codec) of each mix's copies.
+COPIES = [(22050, 1, 'flac'), (48000, 2, 'mp3'), (48000, 2, 'ogg'), (44100, 1, 'ogg')]
 
 ROOT = '/usr/share/games/fretsonfire/data/songs'
 PACKAGES = {'muldjord': 'fretsonfire-songs-muldjord', 'sectoid': 'fretsonfire-songs-sectoid'}
@@ -140,9 +155,20 @@ def main():
                            'split': 'validation' if name in validation else 'train', 'bpm': round(bpm, 3),
                            'meter': 4, 'seconds': round(duration, 2), 'package': PACKAGES[band],
                            'stems': [os.path.basename(s) for s in mixed]})
-    for where, listed in ((folder, entries), (backing_folder, backing_entries)):
+    copies = []
+    os.makedirs(os.path.join(folder, 'copies'), exist_ok=True)
+    for entry in entries:
+        name = entry['song']
+        for rate, channels, codec in COPIES:
+            path = f'copies/{name}-{codec}-{rate // 1000 if rate % 1000 == 0 else rate / 1000:g}k-' \
+                f'{"mono" if channels == 1 else "stereo"}.{codec}'
+            if not os.path.exists(os.path.join(folder, path)):
+                mv.encode(os.path.join(folder, entry['path']), os.path.join(folder, path), rate, channels, codec)
+            copies.append({'path': path, 'source': entry['path'], 'split': entry['split'],
+                           'encoding': {'codec': codec, 'rate': rate, 'channels': channels}})
+    for where, listed, copied in ((folder, entries, copies), (backing_folder, backing_entries, [])):
         with open(os.path.join(where, 'index.json.tmp'), 'w') as f:
-            json.dump({'songs': listed}, f, indent=1)
+            json.dump({'songs': listed, 'copies': copied} if copied else {'songs': listed}, f, indent=1)
             f.write('\n')
         os.replace(os.path.join(where, 'index.json.tmp'), os.path.join(where, 'index.json'))
     minutes = sum(e['seconds'] for e in entries) / 60
