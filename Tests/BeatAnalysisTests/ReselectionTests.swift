@@ -26,7 +26,7 @@ struct ReselectionTests {
         // The tracker on the off-beats from beat 10 to beat 100: under two thirds of its beats on the
         // beat, so no grid explains enough of them, and the grid holds for 32 beats in a row only
         // after the detour (a grid that held on both sides of it would be chosen as tracked:
-        // ``GridModelSelector/holdsApart(_:pieces:run:)``).
+        // ``GridModelSelector/holdsApart(_:pieces:run:neighbourhoods:)``).
         let detour = Self.beats.enumerated().map { index, beat in (10..<100).contains(index) ? beat + 0.25 : beat }
         let asTracked = fitter.selectModel(detour, period: 0.5, context)
         guard case .follow = asTracked else {

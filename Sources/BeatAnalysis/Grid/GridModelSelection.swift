@@ -80,7 +80,7 @@ struct GridModelSelector: Sendable {
     /// given, counts the tracked beats the chosen pieces explain at a steady shift
     /// (``GridFitter/explainedAtAnyPhase(_:pieces:)``); the beats are not followed when those reach
     /// ``minimumExplained`` either, nor when `holdsApart` says one grid holds for two separate runs
-    /// of tracked beats (``holdsApart(_:pieces:run:)``). `grownRamp`, when given, grows a ramp from the pieces against the
+    /// of tracked beats (``holdsApart(_:pieces:run:neighbourhoods:)``). `grownRamp`, when given, grows a ramp from the pieces against the
     /// onsets rather than through the tracked beats' numbers (``GridFitter/grownRamp(_:tracked:matcher:span:)``):
     /// where the beats would otherwise be followed, it is the model when it explains
     /// ``minimumExplained`` of them and ``minimumPieceBeats`` more than the pieces do.
@@ -265,7 +265,7 @@ struct GridModelSelector: Sendable {
         return others.allSatisfy { onsetStrength(single, $0.span) >= onsetStrength($0.grid, $0.span) }
     }
 
-    /// How many tracked beats either side of a beat ``holdsApart(_:pieces:run:)`` reads with it: four
+    /// How many tracked beats either side of a beat ``holdsApart(_:pieces:run:neighbourhoods:)`` reads with it: four
     /// bars of 4/4 in all, as the kick's neighbourhoods (``GridFitter/kickWindowRadius``).
     static let neighbourhoodRadius = 8
 
