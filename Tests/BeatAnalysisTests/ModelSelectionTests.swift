@@ -93,16 +93,30 @@ struct ModelSelectionTests {
         }
     }
 
+    /// The grid of `line` over `observations[range]`, and how many of them lie within 15 ms of it, as
+    /// the selector's `fit` counts them.
+    static func linePiece(_ observations: [BeatObservation], _ range: Range<Int>, _ line: BeatLine) -> (
+        piece: GridPiece, explained: Int
+    ) {
+        let grid = GridFitter.Grid(anchor: line.time(0), period: line.period)
+        let count = observations[range].filter { abs($0.time - line.time($0.index)) <= 0.015 }.count
+        let span = observations[range.lowerBound].time...observations[range.upperBound - 1].time
+        return (GridPiece(span: span, grid: grid), count)
+    }
+
+    /// The pieces of a grid model; `nil` for followed beats or a ramp.
+    static func gridPieces(_ model: GridModel) -> [GridPiece]? {
+        if case .grid(let pieces) = model { return pieces }
+        return nil
+    }
+
     @Test("the selector keeps one line for one tempo, two for a step, and follows a drift")
     func selector() {
         func observations(_ time: (Int) -> Double, count: Int) -> [BeatObservation] {
             (0..<count).map { BeatObservation(index: $0, time: time($0)) }
         }
         func explained(_ obs: [BeatObservation], _ range: Range<Int>, _ line: BeatLine) -> (GridPiece, Int) {
-            let grid = GridFitter.Grid(anchor: line.time(0), period: line.period)
-            let count = obs[range].filter { abs($0.time - line.time($0.index)) <= 0.015 }.count
-            let span = obs[range.lowerBound].time...obs[range.upperBound - 1].time
-            return (GridPiece(span: span, grid: grid), count)
+            Self.linePiece(obs, range, line)
         }
         let selector = GridModelSelector()
         let steady = observations({ 0.5 + Double($0) * 0.5 + ($0 % 3 == 0 ? 0.002 : -0.001) }, count: 200)
@@ -147,20 +161,14 @@ struct ModelSelectionTests {
             time += index >= 120 && index < 180 ? slow : fast
         }
         func explained(_ line: BeatLine, in range: Range<Int>) -> (piece: GridPiece, explained: Int) {
-            let grid = GridFitter.Grid(anchor: line.time(0), period: line.period)
-            let count = observations[range].filter { abs($0.time - line.time($0.index)) <= 0.015 }.count
-            let span = observations[range.lowerBound].time...observations[range.upperBound - 1].time
-            return (GridPiece(span: span, grid: grid), count)
+            Self.linePiece(observations, range, line)
         }
         func grown(_ piece: GridPiece) -> (piece: GridPiece, explained: Int) {
             let span = (observations.first?.time ?? 0)...(observations.last?.time ?? 0)
             let count = observations.filter { piece.grid.explains($0.time) }.count
             return (GridPiece(span: span, grid: piece.grid), count)
         }
-        func pieces(_ model: GridModel) -> [GridPiece]? {
-            if case .grid(let pieces) = model { return pieces }
-            return nil
-        }
+        let pieces = Self.gridPieces
         let selector = GridModelSelector()
         // Without the onsets' say, the section is a tempo segment of its own.
         let asTracked = try #require(
@@ -197,20 +205,14 @@ struct ModelSelectionTests {
             time += index < 30 ? 0.42 + (index % 2 == 0 ? 0.06 : -0.06) : 0.357
         }
         func explained(_ line: BeatLine, in range: Range<Int>) -> (piece: GridPiece, explained: Int) {
-            let grid = GridFitter.Grid(anchor: line.time(0), period: line.period)
-            let count = observations[range].filter { abs($0.time - line.time($0.index)) <= 0.015 }.count
-            let span = observations[range.lowerBound].time...observations[range.upperBound - 1].time
-            return (GridPiece(span: span, grid: grid), count)
+            Self.linePiece(observations, range, line)
         }
         // the piece's grid over every observation, as GridFitter.grown grows it
         func grown(_ piece: GridPiece) -> (piece: GridPiece, explained: Int) {
             let line = BeatLine(origin: 0, anchor: piece.grid.anchor, period: piece.grid.period)
             return explained(line, in: 0..<observations.count)
         }
-        func grid(_ model: GridModel) -> [GridPiece]? {
-            if case .grid(let pieces) = model { return pieces }
-            return nil
-        }
+        let grid = Self.gridPieces
         let selector = GridModelSelector()
         let without = try #require(
             grid(
