@@ -250,6 +250,16 @@ def read_index(part):
 FLUID_BLOCK = 64  # FLUID_BUFSIZE: fluidsynth renders, and its MIDI player runs, in blocks of 64 frames
 
 
+def absolute_messages(mid):
+    """(tick, message) of every message of a mido.MidiFile `mid`, track by track, each track's ticks
+    counted from its own start (as format 1's simultaneous tracks are)."""
+    for track in mid.tracks:
+        tick = 0
+        for msg in track:
+            tick += msg.time
+            yield tick, msg
+
+
 def fluid_event_frames(ppq, tempos, ticks, rate=RATE):
     """The frame at which fluidsynth's MIDI file player (sample timer, as in `fluidsynth -F`) starts an
     event at each of `ticks`, given the file's PPQ and tempo map [(tick, microseconds per quarter)].

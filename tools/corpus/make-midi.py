@@ -1175,20 +1175,17 @@ def midi_truth(path, attacks):
     mid = mido.MidiFile(path)
     ppq = mid.ticks_per_beat
     tempos, sigs, ons, offs, drums = [], [], [], [], []
-    for track in mid.tracks:
-        tick = 0
-        for msg in track:
-            tick += msg.time
-            if msg.type == "set_tempo":
-                tempos.append((tick, msg.tempo))
-            elif msg.type == "time_signature":
-                sigs.append((tick, msg.numerator, msg.denominator))
-            elif msg.type == "note_on" and msg.velocity > 0:
-                ons.append(tick)
-                if msg.channel == 9 and msg.note in DRUM_KEYS:
-                    drums.append((tick, msg.note))
-            elif msg.type == "note_off" or (msg.type == "note_on" and msg.velocity == 0):
-                offs.append(tick)
+    for tick, msg in cl.absolute_messages(mid):
+        if msg.type == "set_tempo":
+            tempos.append((tick, msg.tempo))
+        elif msg.type == "time_signature":
+            sigs.append((tick, msg.numerator, msg.denominator))
+        elif msg.type == "note_on" and msg.velocity > 0:
+            ons.append(tick)
+            if msg.channel == 9 and msg.note in DRUM_KEYS:
+                drums.append((tick, msg.note))
+        elif msg.type == "note_off" or (msg.type == "note_on" and msg.velocity == 0):
+            offs.append(tick)
     tempos.sort(key=lambda e: e[0])
     sigs = sorted(sigs, key=lambda e: e[0]) or [(0, 4, 4)]
     if sigs[0][0] > 0:
