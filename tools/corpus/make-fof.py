@@ -39,14 +39,13 @@ Writes corpus/fof/NAME.wav, NAME.beats, NAME.downbeats, the copies and index.jso
 copies for the backing tracks in corpus/fof-backing (`--songs corpus/fof-backing`). Needs the two
 packages above, sox, vorbis-tools, flac and lame (Debian), mido and numpy (PyPI).
 """
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import wave
-
-import importlib.util
 
 import mido
 import numpy as np
