@@ -136,26 +136,24 @@ struct GridModelSelector: Sendable {
             let grids = pieces.filter {
                 Double($0.fit.explained) >= Self.minimumExplained * Double($0.range.count)
             }
+            // Each grid piece grown over the whole song, once, for this rule and the next.
+            let grownGrids = pieces.count > 1 ? grids.compactMap { extend($0.fit.piece) } : []
             if grids.count < pieces.count, let first = grids.first?.fit.piece.grid.period,
                 grids.allSatisfy({ abs(log($0.fit.piece.grid.period / first)) < Self.oneTempo })
             {
-                for candidate in grids {
-                    if let grown = extend(candidate.fit.piece), grown.explained > one.explained,
-                        abs(log(grown.piece.grid.period / one.piece.grid.period)) < Self.oneTempo
-                    {
-                        one = grown
-                        best = (pieces: [grown.piece], explained: grown.explained)
-                    }
+                for grown in grownGrids
+                where grown.explained > one.explained
+                    && abs(log(grown.piece.grid.period / one.piece.grid.period)) < Self.oneTempo
+                {
+                    one = grown
+                    best = (pieces: [grown.piece], explained: grown.explained)
                 }
             }
             // A tempo change must explain the onsets better than one grid: where the best single grid
             // grown from a grid piece carries as much onset strength as every piece at another tempo
             // does over its own span, the song is that grid.
             if pieces.count > 1, let onsetStrength {
-                let singles = pieces.filter {
-                    Double($0.fit.explained) >= Self.minimumExplained * Double($0.range.count)
-                }.compactMap { extend($0.fit.piece) }
-                if let single = singles.max(by: { $0.explained < $1.explained }),
+                if let single = grownGrids.max(by: { $0.explained < $1.explained }),
                     Self.oneGridCarriesTheOnsets(
                         pieces.map(\.fit.piece), single: single.piece.grid, onsetStrength: onsetStrength)
                 {
@@ -230,13 +228,14 @@ struct GridModelSelector: Sendable {
     static func holdsApart(_ tracked: [Double], pieces: [GridPiece], run: Int, neighbourhoods: Bool = true) -> Bool {
         guard pieces.count == 1, let grid = pieces.first?.grid, grid.period > 0 else { return false }
         let distances = tracked.map { abs($0 - grid.time(grid.nearestIndex(to: $0))) }
-        guard neighbourhoods else { return runs(of: distances, run: run) >= 2 }
+        if runs(of: distances, run: run) >= 2 { return true }
+        guard neighbourhoods else { return false }
         let width = min(distances.count, 2 * neighbourhoodRadius + 1)
         let neighbourhoodMedians = distances.indices.map { index in
             let lower = max(0, min(index - neighbourhoodRadius, distances.count - width))
             return distances[lower..<(lower + width)].sorted()[width / 2]
         }
-        return runs(of: distances, run: run) >= 2 || runs(of: neighbourhoodMedians, run: run) >= 2
+        return runs(of: neighbourhoodMedians, run: run) >= 2
     }
 
     /// How many runs of at least `run` consecutive `distances` lie within ``explainTolerance``.

@@ -116,11 +116,7 @@ extension GridFitter {
                     novelty: novelty)
             },
             trackedBeatsAreStronger: { pieces in
-                let gridBeats = pieces.flatMap { piece in
-                    let first = piece.grid.firstIndex(atOrAfter: piece.span.lowerBound)
-                    let last = piece.grid.lastIndex(atOrBefore: piece.span.upperBound)
-                    return last >= first ? (first...last).map { piece.grid.time($0) } : []
-                }
+                let gridBeats = pieces.flatMap { BeatSequence($0.grid, in: $0.span).beats }
                 return meanValue(tracked, novelty: novelty) > meanValue(gridBeats, novelty: novelty)
             },
             holdsApart: { pieces in
@@ -137,11 +133,7 @@ extension GridFitter {
                 guard let first = tracked.first, let last = tracked.last, last > first else { return nil }
                 return grownRamp(pieces, tracked: tracked, matcher: matcher, span: first...last)
             },
-            onsetStrength: { grid, span in
-                let first = grid.firstIndex(atOrAfter: span.lowerBound)
-                let last = grid.lastIndex(atOrBefore: span.upperBound)
-                return meanValue(last >= first ? (first...last).map { grid.time($0) } : [], novelty: novelty)
-            })
+            onsetStrength: { grid, span in meanValue(BeatSequence(grid, in: span).beats, novelty: novelty) })
     }
 }
 
