@@ -40,6 +40,10 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
     /// Few of the map's beats meet an onset, or the beats barely stand out from the rest of the audio:
     /// the map may be at the wrong tempo or phase.
     case lowConfidence(confidence: Double, score: Double)
+    /// The beats stand out from the rest of the audio less than music's usually do (`salience`), but
+    /// the onsets repeat one beat later (`periodicity`, their autocorrelation at the beat): a dense mix
+    /// is mapped, but the map may be at the wrong tempo or phase.
+    case weakBeat(salience: Double, periodicity: Double)
     /// The audio holds too few beats (`count`, under ``GridFit/fewestSureBeats``) for their standing
     /// out to tell a beat from chance onsets: a short jingle is mapped, but so might a few seconds of
     /// speech or applause be.
@@ -55,6 +59,9 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
         case .lowConfidence(let confidence, let score):
             return
                 "low confidence (\(String(format: "%.2f", confidence)) of the beats meet an onset; score \(String(format: "%.1f", score))): listen to the map before using it"
+        case .weakBeat(let salience, let periodicity):
+            return
+                "low confidence: the beats stand out only \(String(format: "%.1f", salience))× from the rest of the audio (music usually \(String(format: "%.1f", GridFitter.minimumSalience))× or more), but the onsets repeat every beat (autocorrelation \(String(format: "%.2f", periodicity))): listen to the map before using it"
         case .fewBeats(let count, let seconds):
             return
                 "only \(count) beats in \(String(format: "%.1f", seconds)) s: too few to tell a beat from chance onsets; listen to the map before using it"
@@ -134,7 +141,11 @@ public struct BeatMapAnalyzer: Sendable {
         let map = BeatMap(audio: audio, tempo: tempo, beats: fit.beats, analysis: provenance)
         try Self.check(map, path: audioURL.path)
         var warnings: [AnalysisWarning] = []
-        if fit.isLowConfidence { warnings.append(.lowConfidence(confidence: fit.confidence, score: fit.score)) }
+        if let weak = fit.weakBeat {
+            warnings.append(.weakBeat(salience: weak.salience, periodicity: weak.periodicity))
+        } else if fit.isLowConfidence {
+            warnings.append(.lowConfidence(confidence: fit.confidence, score: fit.score))
+        }
         if fit.hasFewBeats { warnings.append(.fewBeats(count: fit.beats.count, seconds: analysis.duration)) }
         if analysis.secondChannelInverted { warnings.append(.channelsCancel) }
         return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis, warnings: warnings)
@@ -200,6 +211,10 @@ public struct BeatMapAnalyzer: Sendable {
                             ("score", rounded($0.score)),
                         ]))
                 })
+        }
+        if let weak = fit.weakBeat {
+            object["weakBeat"] = .object(
+                JSONObject([("salience", rounded(weak.salience)), ("periodicity", rounded(weak.periodicity))]))
         }
         if let trackerBPM = analysis.trackerBPM { object["aubioBPM"] = rounded(trackerBPM, 100) }
         object["musicalSpan"] = .array([rounded(fit.span.lowerBound, 1e6), rounded(fit.span.upperBound, 1e6)])

@@ -73,6 +73,22 @@ public enum FitMethod: String, Sendable, Equatable, CaseIterable {
     public var isGrid: Bool { self != .follow && self != .ramp && self != .aubioTempo }
 }
 
+/// Why a map whose beats barely stand out from the rest of the audio was made all the same.
+public struct WeakBeat: Sendable, Equatable {
+    /// How clearly the tracked beats stand out: their mean onset novelty, each placed by its neighbours,
+    /// over the music's mean (music usually 3.5 or more; noise about 1).
+    public var salience: Double
+    /// How much the onset novelty repeats one beat later: its autocorrelation at the beat (0…1; onsets
+    /// at random times about 0).
+    public var periodicity: Double
+
+    /// A weak beat with its two readings.
+    public init(salience: Double, periodicity: Double) {
+        self.salience = salience
+        self.periodicity = periodicity
+    }
+}
+
 /// The result of fitting a grid to an onset envelope.
 public struct GridFit: Sendable, Equatable {
     /// The segments in time order (one for a constant grid; one per beat interval for `free`).
@@ -90,9 +106,15 @@ public struct GridFit: Sendable, Equatable {
     /// The first and last musical onset: the span the beats cover.
     public var span: ClosedRange<Double>
 
+    /// Set when the tracked beats stood out less than music's usually do and the map was made because
+    /// the onsets repeat one beat later (a dense mix whose every eighth is as loud as its beat).
+    public var weakBeat: WeakBeat?
+
     /// Whether the map deserves a second look: under half its beats meet an onset, or its beats barely
     /// stand out from the rest of the audio.
-    public var isLowConfidence: Bool { method != .aubioTempo && (confidence < 0.5 || score < 3) }
+    public var isLowConfidence: Bool {
+        method != .aubioTempo && (confidence < 0.5 || score < 3 || weakBeat != nil)
+    }
 
     /// The fewest beats whose standing out (the tracker's salience, each beat placed by four neighbours
     /// either side) tells a beat from chance onsets: nine.

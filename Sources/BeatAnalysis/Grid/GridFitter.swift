@@ -70,6 +70,7 @@ public struct GridFitter: Sendable {
         var model: GridModel
         var tracked: [Double] = []
         var trackedSalience = global.score
+        var weakBeat: WeakBeat?
         if options.forcedBPM != nil {
             model = .grid([])
         } else {
@@ -99,6 +100,7 @@ public struct GridFitter: Sendable {
                 selected = across
             }
             (model, tracked, trackedSalience) = (selected.model, selected.tracked, selected.salience)
+            weakBeat = selected.weakBeat
             if case .follow = model, tracked.count < 4 { model = .grid([]) }
             // Followed sections at another pulse are put back at the song's; then a grid on the
             // off-beats of the kick, or followed sections on them, move onto it.
@@ -237,7 +239,7 @@ public struct GridFitter: Sendable {
         }
         return GridFit(
             segments: fittedSegments, beats: beats, method: method, confidence: confidence, score: chosen.score,
-            alternatives: chosen.alternatives, span: span)
+            alternatives: chosen.alternatives, span: span, weakBeat: weakBeat)
     }
 
     // MARK: Tracking

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Testing
+
+@testable import BeatAnalysis
+
+/// Music as busy between its beats as on them can have beats that stand out less than
+/// ``GridFitter/minimumSalience`` and still a beat: its onsets repeat one beat later
+/// (``GridFitter/beatRepeats(period:_:)``), where onsets at random times do not.
+@Suite("A weak beat whose onsets repeat")
+struct WeakBeatTests {
+    /// A seeded linear congruential generator: the same numbers on every run.
+    struct Numbers {
+        var state: UInt64
+        mutating func next() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+    }
+
+    /// 120 BPM for `seconds` (hops of 10 ms): eight hits a beat at uneven times, all as loud as the
+    /// beat's (1 at the hit's hop, half of it either side), the same eight every beat, and onset
+    /// novelty at random over it all (up to 1.5 a hop): a dense mix whose guitars are as busy between
+    /// the beats as its drums are on them.
+    static func densePattern(seconds: Double) -> (novelty: Novelty, beats: [Double]) {
+        var numbers = Numbers(state: 0x9E37_79B9_7F4A_7C15)
+        let hop = 0.01
+        let hits = [0, 5, 13, 21, 24, 33, 38, 46]
+        var values = [Float](repeating: 0, count: Int((seconds / hop).rounded()))
+        let beats = stride(from: 1.0, to: seconds - 1, by: 0.5).map { $0 }
+        for beat in beats {
+            for hit in hits {
+                let index = Int((beat / hop).rounded()) + hit
+                guard index + 1 < values.count else { continue }
+                values[index] += 1
+                values[index - 1] += 0.5
+                values[index + 1] += 0.5
+            }
+        }
+        for index in values.indices { values[index] += Float(1.5 * numbers.next()) }
+        return (Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0)), beats)
+    }
+
+    static func context(_ novelty: Novelty, seconds: Double) -> GridFitter.TrackingContext {
+        let peaks = novelty.envelope.peaks()
+        return GridFitter.TrackingContext(
+            novelty: novelty, peaks: peaks, matcher: PeakMatcher(peaks: peaks), span: 1...(seconds - 1),
+            lowBand: nil, setAside: nil)
+    }
+
+    @Test("a dense pattern that repeats every beat is a beat, though its beats barely stand out")
+    func densePatternRepeats() throws {
+        let (novelty, beats) = Self.densePattern(seconds: 60)
+        let context = Self.context(novelty, seconds: 60)
+        let fitter = GridFitter()
+        let salience = fitter.trackedScore(beats, novelty: novelty, span: context.span)
+        try #require(salience < GridFitter.minimumSalience, "the beats stand out \(salience)×")
+        let periodicity = novelty.periodicity(period: 0.5, in: context.span)
+        #expect(fitter.beatRepeats(period: 0.5, context) == periodicity, "periodicity \(periodicity)")
+    }
+
+    @Test("onsets at random times do not repeat at any beat", arguments: [0.3, 0.4, 0.5, 0.6, 0.75, 1.0])
+    func randomOnsetsDoNotRepeat(period: Double) {
+        var numbers = Numbers(state: 0x2545_F491_4F6C_DD1D)
+        // As many onsets as the dense pattern has (16 a second), at random times and heights.
+        let onsets = (0..<960).map { _ in (time: 0.5 + numbers.next() * 59, height: Float(0.2 + 0.8 * numbers.next())) }
+        let novelty = OnsetCurves.peaks(onsets, seconds: 60)
+        let context = Self.context(novelty, seconds: 60)
+        #expect(GridFitter().beatRepeats(period: period, context) == nil)
+        #expect(novelty.periodicity(period: period, in: context.span) < 0.1)
+    }
+
+    @Test("a short clip needs more repeating than a song: the evidence grows with the number of beats")
+    func evidenceGrowsWithBeats() throws {
+        // The same pattern, repeating about as much, over 10 beats and over 116.
+        func reading(seconds: Double) -> (periodicity: Double, repeats: Bool) {
+            let (novelty, _) = Self.densePattern(seconds: seconds)
+            let context = Self.context(novelty, seconds: seconds)
+            return (
+                novelty.periodicity(period: 0.5, in: context.span),
+                GridFitter().beatRepeats(period: 0.5, context) != nil
+            )
+        }
+        let clip = reading(seconds: 7)
+        let song = reading(seconds: 60)
+        #expect(clip.periodicity > 0.3 && song.periodicity > 0.3, "clip \(clip.periodicity), song \(song.periodicity)")
+        #expect(!clip.repeats)
+        #expect(song.repeats)
+    }
+
+    @Test("the tracked selection of a dense pattern keeps its beats and says the beat is weak")
+    func selectionSaysWeak() throws {
+        let (novelty, _) = Self.densePattern(seconds: 60)
+        let context = Self.context(novelty, seconds: 60)
+        let selection = try GridFitter().trackAndSelect(from: 0.5, context)
+        let weak = try #require(selection.weakBeat)
+        #expect(weak.salience < GridFitter.minimumSalience)
+        #expect(weak.periodicity == novelty.periodicity(period: 0.5, in: context.span))
+        let interval = BeatSequence(beats: selection.tracked).medianInterval
+        #expect(abs(interval - 0.5) < 0.005, "tracked every \(interval) s")
+    }
+}
+
+@Suite("The weak-beat warning")
+struct WeakBeatWarningTests {
+    @Test("names both readings and asks for a listen")
+    func sentence() {
+        let text = AnalysisWarning.weakBeat(salience: 3.1, periodicity: 0.22).description
+        #expect(text.contains("only 3.1×"))
+        #expect(text.contains("3.5×"))
+        #expect(text.contains("autocorrelation 0.22"))
+        #expect(text.contains("listen to the map"))
+    }
+
+    @Test("a fit with a weak beat is low-confidence, whatever its other scores")
+    func lowConfidence() {
+        var fit = GridFit(
+            segments: [], beats: [1, 2, 3], method: .gridConstant, confidence: 1, score: 6, alternatives: [],
+            span: 0...4)
+        #expect(!fit.isLowConfidence)
+        fit.weakBeat = WeakBeat(salience: 3.1, periodicity: 0.22)
+        #expect(fit.isLowConfidence)
+    }
+}
