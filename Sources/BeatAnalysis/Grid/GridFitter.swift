@@ -76,7 +76,8 @@ public struct GridFitter: Sendable {
         } else {
             let context = TrackingContext(
                 novelty: novelty, peaks: peaks, matcher: matcher, span: span, lowBand: lowBand,
-                setAside: global.setAside)
+                setAside: global.setAside,
+                loudness: levels.flatMap { Self.loudness($0, hopDuration: envelope.hopDuration, over: span) })
             var selected = try trackAndSelect(from: global.grid.period, context)
             // Where the tempo moves, the whole-song estimate above was made on onsets smeared by the
             // movement (an 8 % ramp blurs a two-beat lag twice as much as a one-beat lag), so it can
@@ -406,6 +407,18 @@ public struct GridFitter: Sendable {
     /// The fewest tracked beats ``trackedScore(_:novelty:span:)`` scores at all: one beat and
     /// ``shortestSalienceRadius`` either side of it (five). Fewer, and the audio is too short to tell.
     static let fewestScoredBeats = 2 * shortestSalienceRadius + 1
+
+    /// The RMS level of `levels` (mean squares per hop of `hopDuration` seconds, hop `i` from
+    /// `i × hopDuration`) over `span`; `nil` when no hop lies in it.
+    static func loudness(_ levels: [Float], hopDuration: Double, over span: ClosedRange<Double>) -> Double? {
+        guard hopDuration > 0 else { return nil }
+        let first = max(0, Int((span.lowerBound / hopDuration).rounded(.down)))
+        let last = min(levels.count, Int((span.upperBound / hopDuration).rounded(.up)))
+        guard last > first else { return nil }
+        var sum = 0.0
+        for index in first..<last { sum += Double(levels[index]) }
+        return (sum / Double(last - first)).squareRoot()
+    }
 
     /// The least ``trackedScore(_:novelty:span:)`` of music.
     static let minimumSalience = 3.5
