@@ -14,8 +14,6 @@ extension GridFitter {
         var lowBand: Novelty?
         /// The 3⁄2 level the whole-song estimate set aside (``chooseLevel(_:novelty:matcher:span:lowBand:)``).
         var setAside: Grid?
-        /// The audio's RMS level over `span` (of the mono signal at the analysis rate), when known.
-        var loudness: Double?
     }
 
     /// Tracked beats with their model.
@@ -192,14 +190,9 @@ extension GridFitter {
     /// an autocorrelation being about 1/√n over n independent samples. n is counted as the beats in the
     /// span, not the novelty's frames (which within a beat are not independent): a conservative count
     /// that asks long songs for less and short clips for more. `nil` otherwise.
-    /// A steady sound (a sine, a drone) has no onsets to repeat, but the ripple of its onset novelty can
-    /// repeat exactly, so audio that changes less than ``steadySound`` for its loudness has no beat here.
     func beatRepeats(period: Double, _ context: TrackingContext) -> Double? {
         let span = context.span
         guard period > 0 else { return nil }
-        if let loudness = context.loudness, context.novelty.mean(in: span) < Self.steadySound * loudness {
-            return nil
-        }
         let beats = (span.upperBound - span.lowerBound) / period
         let periodicity = context.novelty.periodicity(period: period, in: span)
         return periodicity * beats.squareRoot() >= Self.periodicityEvidence ? periodicity : nil
@@ -210,13 +203,6 @@ extension GridFitter {
     /// The corpus's non-music (train split) reaches 0.7 at its tracked tempo, and its 6-second cuts
     /// 1.0; the weakest music it lets through reaches 4.0.
     static let periodicityEvidence = 3.0
-
-    /// How much the audio must change for its loudness before its repeating can be a beat
-    /// (``beatRepeats(period:_:)``): the mean onset novelty over the span per unit of its RMS level, 8.
-    /// Steady sounds give 0.1 to 5.2 (a sine at −63 to −10 dBFS, the corpus's drone and its 6-second
-    /// cuts, train split); every music file of the train sets 11.9 and up (241 files: the corpus, Freedoom,
-    /// the modules, the games, Frets on Fire). 8 lies between, a factor 1.5 from either.
-    static let steadySound = 8.0
 
     /// The beats of one steady grid of `period` seconds, at the phase whose points carry the most
     /// onset novelty over the span, with how clearly they stand out
