@@ -89,6 +89,18 @@ struct WeakBeatTests {
         #expect(song.repeats)
     }
 
+    @Test("a sound that changes little for its loudness (a drone's ripple) does not repeat, however exactly")
+    func steadySoundDoesNotRepeat() throws {
+        let (novelty, _) = Self.densePattern(seconds: 60)
+        var context = Self.context(novelty, seconds: 60)
+        let change = novelty.mean(in: context.span)
+        // Changing 20 times its loudness: music. 4 times: a drone (GridFitter.steadySound is 8).
+        context.loudness = change / 20
+        #expect(GridFitter().beatRepeats(period: 0.5, context) != nil)
+        context.loudness = change / 4
+        #expect(GridFitter().beatRepeats(period: 0.5, context) == nil)
+    }
+
     @Test("the tracked selection of a dense pattern keeps its beats and says the beat is weak")
     func selectionSaysWeak() throws {
         let (novelty, _) = Self.densePattern(seconds: 60)

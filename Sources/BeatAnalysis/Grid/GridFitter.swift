@@ -63,10 +63,8 @@ public struct GridFitter: Sendable {
         // A steady tone's onset novelty is the ripple of its analysis frames, which can repeat exactly
         // and stand out as a beat would; it is told by how little it changes for its loudness. A tempo
         // the user gives is mapped all the same.
-        if options.forcedBPM == nil,
-            let loudness = levels.flatMap({ Self.loudness($0, hopDuration: envelope.hopDuration, over: span) }),
-            novelty.mean(in: span) < Self.steadyTone * loudness
-        {
+        let loudness = levels.flatMap { Self.loudness($0, hopDuration: envelope.hopDuration, over: span) }
+        if options.forcedBPM == nil, let loudness, novelty.mean(in: span) < Self.steadyTone * loudness {
             throw .steadySound(change: novelty.mean(in: span) / loudness)
         }
 
@@ -85,7 +83,7 @@ public struct GridFitter: Sendable {
         } else {
             let context = TrackingContext(
                 novelty: novelty, peaks: peaks, matcher: matcher, span: span, lowBand: lowBand,
-                setAside: global.setAside)
+                setAside: global.setAside, loudness: loudness)
             var selected = try trackAndSelect(from: global.grid.period, context)
             // Where the tempo moves, the whole-song estimate above was made on onsets smeared by the
             // movement (an 8 % ramp blurs a two-beat lag twice as much as a one-beat lag), so it can
