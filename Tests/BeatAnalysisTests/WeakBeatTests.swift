@@ -42,17 +42,10 @@ struct WeakBeatTests {
         return (Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0)), beats)
     }
 
-    static func context(_ novelty: Novelty, seconds: Double) -> GridFitter.TrackingContext {
-        let peaks = novelty.envelope.peaks()
-        return GridFitter.TrackingContext(
-            novelty: novelty, peaks: peaks, matcher: PeakMatcher(peaks: peaks), span: 1...(seconds - 1),
-            lowBand: nil, setAside: nil)
-    }
-
     @Test("a dense pattern that repeats every beat is a beat, though its beats barely stand out")
     func densePatternRepeats() throws {
         let (novelty, beats) = Self.densePattern(seconds: 60)
-        let context = Self.context(novelty, seconds: 60)
+        let context = SteadyGridTests.context(novelty, seconds: 60)
         let fitter = GridFitter()
         let salience = fitter.trackedScore(beats, novelty: novelty, span: context.span)
         try #require(salience < GridFitter.minimumSalience, "the beats stand out \(salience)×")
@@ -66,7 +59,7 @@ struct WeakBeatTests {
         // As many onsets as the dense pattern has (16 a second), at random times and heights.
         let onsets = (0..<960).map { _ in (time: 0.5 + numbers.next() * 59, height: Float(0.2 + 0.8 * numbers.next())) }
         let novelty = OnsetCurves.peaks(onsets, seconds: 60)
-        let context = Self.context(novelty, seconds: 60)
+        let context = SteadyGridTests.context(novelty, seconds: 60)
         #expect(GridFitter().beatRepeats(period: period, context) == nil)
         #expect(novelty.periodicity(period: period, in: context.span) < 0.1)
     }
@@ -76,7 +69,7 @@ struct WeakBeatTests {
         // The same pattern, repeating about as much, over 10 beats and over 116.
         func reading(seconds: Double) -> (periodicity: Double, repeats: Bool) {
             let (novelty, _) = Self.densePattern(seconds: seconds)
-            let context = Self.context(novelty, seconds: seconds)
+            let context = SteadyGridTests.context(novelty, seconds: seconds)
             return (
                 novelty.periodicity(period: 0.5, in: context.span),
                 GridFitter().beatRepeats(period: 0.5, context) != nil
@@ -92,7 +85,7 @@ struct WeakBeatTests {
     @Test("a sound that changes little for its loudness (a drone's ripple) does not repeat, however exactly")
     func steadySoundDoesNotRepeat() throws {
         let (novelty, _) = Self.densePattern(seconds: 60)
-        var context = Self.context(novelty, seconds: 60)
+        var context = SteadyGridTests.context(novelty, seconds: 60)
         let change = novelty.mean(in: context.span)
         // Changing 20 times its loudness: music. 4 times: a drone (GridFitter.steadySound is 8).
         context.loudness = change / 20
@@ -104,7 +97,7 @@ struct WeakBeatTests {
     @Test("the tracked selection of a dense pattern keeps its beats and says the beat is weak")
     func selectionSaysWeak() throws {
         let (novelty, _) = Self.densePattern(seconds: 60)
-        let context = Self.context(novelty, seconds: 60)
+        let context = SteadyGridTests.context(novelty, seconds: 60)
         let selection = try GridFitter().trackAndSelect(from: 0.5, context)
         let weak = try #require(selection.weakBeat)
         #expect(weak.salience < GridFitter.minimumSalience)
