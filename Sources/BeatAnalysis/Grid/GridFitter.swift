@@ -64,8 +64,9 @@ public struct GridFitter: Sendable {
         // and stand out as a beat would; it is told by how little it changes for its loudness. A tempo
         // the user gives is mapped all the same.
         let loudness = levels.flatMap { Self.loudness($0, hopDuration: envelope.hopDuration, over: span) }
-        if options.forcedBPM == nil, let loudness, novelty.mean(in: span) < Self.steadyTone * loudness {
-            throw .steadySound(change: novelty.mean(in: span) / loudness)
+        if options.forcedBPM == nil, let loudness, loudness > 0 {
+            let change = novelty.mean(in: span) / loudness
+            if change < Self.steadyTone { throw .steadySound(change: change) }
         }
 
         // The song's tempo and metric level over the whole span, then the beats tracked through it.
@@ -427,9 +428,10 @@ public struct GridFitter: Sendable {
     }
 
     /// How much audio must change for its loudness to hold onsets at all: its mean onset novelty over the
-    /// span per unit of its RMS level, 1. A sine gives 0.10 to 0.34 from −63 to −10 dBFS (the onset
-    /// novelty is compressed, so a louder sound gives less); the corpus's drone 2.2, and every music file
-    /// of the train sets 11.9 and up (241 files). Below it the audio is a steady sound with no beat.
+    /// span per unit of its RMS level, 1. A sine gives 0.04 to 0.34 (440 Hz at −63 to −10 dBFS, 1 kHz at
+    /// −6 dBFS; the onset novelty is compressed, so a louder sound gives less); the corpus's drone 2.2,
+    /// and every music file of the train sets 11.9 and up (241 files). Below it the audio is a steady
+    /// sound with no beat.
     static let steadyTone = 1.0
 
     /// The least ``trackedScore(_:novelty:span:)`` of music.
