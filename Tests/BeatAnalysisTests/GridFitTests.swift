@@ -326,15 +326,27 @@ struct AnalyzerErrorTests {
         }
     }
 
-    @Test("a steady tone and white noise have no beat", arguments: ["tone", "noise"])
+    /// Steady sines at −10 and −60 dBFS and a 1 kHz one at 48 kHz (sox's 16-bit renderings of the last
+    /// two were mapped by session 48's analyzer), and white noise.
+    @Test(
+        "a steady tone and white noise have no beat",
+        arguments: ["tone", "noise", "quiet tone", "1 kHz tone at 48 kHz"])
     func noBeat(kind: String) throws {
-        var track = SynthTrack(duration: 10, sampleRate: 44_100)
-        if kind == "tone" {
-            for index in track.samples.indices {
-                track.samples[index] = 0.3 * Float(sin(2 * Double.pi * 440 * Double(index) / 44_100))
+        let sampleRate = kind.hasSuffix("48 kHz") ? 48_000 : 44_100
+        var track = SynthTrack(duration: kind == "tone" ? 10 : 20, sampleRate: sampleRate)
+        let (gain, frequency): (Float, Double) =
+            switch kind {
+            case "quiet tone": (0.001, 440)
+            case "1 kHz tone at 48 kHz": (0.5, 1000)
+            default: (0.3, 440)
             }
-        } else {
+        if kind == "noise" {
             track.addNoise(gain: 0.2)
+        } else {
+            for index in track.samples.indices {
+                track.samples[index] =
+                    gain * Float(sin(2 * Double.pi * frequency * Double(index) / Double(sampleRate)))
+            }
         }
         let error = try Self.analyse { try WAVWriter.write(track, to: $0) }
         guard case .noBeat(let path, _) = error else {
