@@ -44,6 +44,9 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
     /// the onsets repeat one beat later (`periodicity`, their autocorrelation at the beat): a dense mix
     /// is mapped, but the map may be at the wrong tempo or phase.
     case weakBeat(salience: Double, periodicity: Double)
+    /// The audio changes less for its loudness than music does (`change`: its mean onset novelty per unit
+    /// of its RMS level): a drone or a held chord may be mapped at a tempo it does not have.
+    case steadySound(change: Double)
     /// The audio holds too few beats (`count`, under ``GridFit/fewestSureBeats``) for their standing
     /// out to tell a beat from chance onsets: a short jingle is mapped, but so might a few seconds of
     /// speech or applause be.
@@ -62,6 +65,9 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
         case .weakBeat(let salience, let periodicity):
             return
                 "low confidence: the beats stand out only \(String(format: "%.1f", salience))× from the rest of the audio (music usually \(String(format: "%.1f", GridFitter.minimumSalience))× or more), but the onsets repeat every beat (autocorrelation \(String(format: "%.2f", periodicity))): listen to the map before using it"
+        case .steadySound(let change):
+            return
+                "low confidence: the audio barely changes for its loudness (its onset novelty is \(String(format: "%.1f", change))× its level; music's is \(String(format: "%.0f", GridFitter.steadySound))× or more): a drone or a held chord? listen to the map before using it"
         case .fewBeats(let count, let seconds):
             return
                 "only \(count) beats in \(String(format: "%.1f", seconds)) s: too few to tell a beat from chance onsets; listen to the map before using it"
@@ -143,6 +149,8 @@ public struct BeatMapAnalyzer: Sendable {
         var warnings: [AnalysisWarning] = []
         if let weak = fit.weakBeat {
             warnings.append(.weakBeat(salience: weak.salience, periodicity: weak.periodicity))
+        } else if let change = fit.steadySound {
+            warnings.append(.steadySound(change: change))
         } else if fit.isLowConfidence {
             warnings.append(.lowConfidence(confidence: fit.confidence, score: fit.score))
         }
@@ -216,6 +224,7 @@ public struct BeatMapAnalyzer: Sendable {
             object["weakBeat"] = .object(
                 JSONObject([("salience", rounded(weak.salience)), ("periodicity", rounded(weak.periodicity))]))
         }
+        if let change = fit.steadySound { object["steadySound"] = rounded(change) }
         if let trackerBPM = analysis.trackerBPM { object["aubioBPM"] = rounded(trackerBPM, 100) }
         object["musicalSpan"] = .array([rounded(fit.span.lowerBound, 1e6), rounded(fit.span.upperBound, 1e6)])
         return .object(object)

@@ -59,6 +59,21 @@ struct SteadyToneTests {
             let phase = t.truncatingRemainder(dividingBy: 0.5)
             return phase < Self.hop ? 200 : 0.05
         }
+        #expect(fit.steadySound == nil)
+        let bpm = try #require(fit.segments.first?.bpm)
+        #expect(abs(bpm - 120) < 0.5)
+    }
+
+    @Test("clicks that change little for their loudness (a drone's) are mapped, flagged as a steady sound")
+    func quietClicksAreFlagged() throws {
+        // The same clicks at a fifth of music's level for the audio's loudness.
+        let fit = try Self.fit(seconds: 20, meanSquare: 0.045) { t in
+            let phase = t.truncatingRemainder(dividingBy: 0.5)
+            return phase < Self.hop ? 40 : 0.01
+        }
+        let change = try #require(fit.steadySound)
+        #expect(change >= GridFitter.steadyTone && change < GridFitter.steadySound)
+        #expect(fit.isLowConfidence)
         let bpm = try #require(fit.segments.first?.bpm)
         #expect(abs(bpm - 120) < 0.5)
     }

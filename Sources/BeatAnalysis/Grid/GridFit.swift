@@ -110,10 +110,15 @@ public struct GridFit: Sendable, Equatable {
     /// the onsets repeat one beat later (a dense mix whose every eighth is as loud as its beat).
     public var weakBeat: WeakBeat?
 
+    /// Set when the audio changes less for its loudness than music does, though enough to be tracked (a
+    /// drone, a held chord): its mean onset novelty over the span per unit of its RMS level, under
+    /// ``GridFitter/steadySound``.
+    public var steadySound: Double?
+
     /// Whether the map deserves a second look: under half its beats meet an onset, or its beats barely
-    /// stand out from the rest of the audio.
+    /// stand out from the rest of the audio, or the audio barely changes.
     public var isLowConfidence: Bool {
-        method != .aubioTempo && (confidence < 0.5 || score < 3 || weakBeat != nil)
+        method != .aubioTempo && (confidence < 0.5 || score < 3 || weakBeat != nil || steadySound != nil)
     }
 
     /// The fewest beats whose standing out (the tracker's salience, each beat placed by four neighbours

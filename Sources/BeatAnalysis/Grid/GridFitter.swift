@@ -64,9 +64,13 @@ public struct GridFitter: Sendable {
         // and stand out as a beat would; it is told by how little it changes for its loudness. A tempo
         // the user gives is mapped all the same.
         let loudness = levels.flatMap { Self.loudness($0, hopDuration: envelope.hopDuration, over: span) }
+        var steadySound: Double?
         if options.forcedBPM == nil, let loudness, loudness > 0 {
             let change = novelty.mean(in: span) / loudness
             if change < Self.steadyTone { throw .steadySound(change: change) }
+            // Between a tone and music (a drone, a held chord): mapped if its beats stand out, with a
+            // warning.
+            if change < Self.steadySound { steadySound = change }
         }
 
         // The song's tempo and metric level over the whole span, then the beats tracked through it.
@@ -247,7 +251,7 @@ public struct GridFitter: Sendable {
         }
         return GridFit(
             segments: fittedSegments, beats: beats, method: method, confidence: confidence, score: chosen.score,
-            alternatives: chosen.alternatives, span: span, weakBeat: weakBeat)
+            alternatives: chosen.alternatives, span: span, weakBeat: weakBeat, steadySound: steadySound)
     }
 
     // MARK: Tracking
