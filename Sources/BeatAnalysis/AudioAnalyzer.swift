@@ -51,7 +51,7 @@ public enum AnalysisError: Error, LocalizedError, Sendable, Equatable {
     /// a tempo the user gives.
     public var remedy: Remedy? {
         switch self {
-        case .noBeat(_, .noRegularBeat), .noBeat(_, .tooFewBeats), .noBeat(_, .steadySound): return .forceTempo
+        case .noBeat(_, .noRegularBeat), .noBeat(_, .tooFewBeats), .noBeat(_, .steadyTone): return .forceTempo
         default: return nil
         }
     }

@@ -36,8 +36,8 @@ struct SteadyToneTests {
             _ = try Self.fit(seconds: 20, meanSquare: 0.045, Self.ripple)
             Issue.record("a steady tone was mapped")
         } catch {
-            guard case .steadySound(let change) = error else {
-                Issue.record("expected .steadySound, got \(error)")
+            guard case .steadyTone(let change) = error else {
+                Issue.record("expected .steadyTone, got \(error)")
                 return
             }
             #expect(change < GridFitter.steadyTone)

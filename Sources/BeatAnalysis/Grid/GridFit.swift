@@ -147,7 +147,7 @@ public enum GridFitError: Error, Sendable, Equatable {
     case tooFewBeats(count: Int)
     /// The audio barely changes for its loudness (a steady tone): its mean onset novelty is only
     /// `change` times its RMS level, under ``GridFitter/steadyTone``.
-    case steadySound(change: Double)
+    case steadyTone(change: Double)
     /// `free` mode without aubio tracker beats, or too few of them.
     case tooFewTrackerBeats(Int)
 
@@ -162,7 +162,7 @@ public enum GridFitError: Error, Sendable, Equatable {
         case .tooFewBeats(let count):
             return
                 "the audio is too short to tell a beat from chance onsets: a tracker finds \(count) beat\(count == 1 ? "" : "s"), and at least \(GridFitter.fewestScoredBeats) are needed"
-        case .steadySound(let change):
+        case .steadyTone(let change):
             return
                 "no regular beat: the audio barely changes (its onset novelty is only \(String(format: "%.2f", change))× its level; a steady tone or a drone?)"
         case .tooFewTrackerBeats(let count): return "aubio's beat tracker found only \(count) beats"

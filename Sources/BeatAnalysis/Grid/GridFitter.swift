@@ -67,7 +67,7 @@ public struct GridFitter: Sendable {
         var steadySound: Double?
         if options.forcedBPM == nil, let loudness, loudness > 0 {
             let change = novelty.mean(in: span) / loudness
-            if change < Self.steadyTone { throw .steadySound(change: change) }
+            if change < Self.steadyTone { throw .steadyTone(change: change) }
             // Between a tone and music (a drone, a held chord): mapped if its beats stand out, with a
             // warning.
             if change < Self.steadySound { steadySound = change }
