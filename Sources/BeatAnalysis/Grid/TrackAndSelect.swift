@@ -215,8 +215,9 @@ extension GridFitter {
     /// (``beatRepeats(period:_:)``): its mean onset novelty over the span per unit of its RMS level, 8.
     /// Every music file of the train sets gives 11.9 or more (241 files: the corpus, Freedoom, the
     /// modules, the games, Frets on Fire); the corpus's drone and its cuts 2.2 to 5.2, a 60 Hz sine
-    /// between 1 and 8. Beats that stand out 3.5× are trusted down to ``GridFitter/steadyTone``; beats
-    /// that barely stand out must come from audio that changes as music does.
+    /// between 1 and 8. Beats that stand out 3.5× are mapped down to ``GridFitter/steadyTone``, with a
+    /// warning under this (``GridFit/steadySound``); beats that barely stand out must come from audio
+    /// that changes as music does.
     static let steadySound = 8.0
 
     /// The beats of one steady grid of `period` seconds, at the phase whose points carry the most
