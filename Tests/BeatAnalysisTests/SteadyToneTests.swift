@@ -29,7 +29,7 @@ struct SteadyToneTests {
         return Float(0.02 * (1 + sin(2 * Double.pi * 7 * phase) + 0.5 * sin(2 * Double.pi * phase)))
     }
 
-    @Test("a ripple a tenth of the audio's level is a steady sound, with --bpm's remedy")
+    @Test("a ripple a tenth of the audio's level is a steady tone: no regular beat")
     func rippleIsSteady() {
         // RMS 0.21 (a sine at −13.5 dBFS).
         do {
