@@ -28,6 +28,31 @@ struct BeatMapSummaryTests {
         #expect(summary.verdict.line == "valid: no findings")
     }
 
+    @Test("a map with more segments than the text lists (followed beats) gets their range and median")
+    func manySegments() throws {
+        // Beats followed one by one: 40 beats, 39 one-beat segments at 118–138 BPM.
+        var beats: [Double] = [0.5]
+        for index in 0..<39 { beats.append(beats[index] + 60 / (118 + Double(index % 21))) }
+        let tempo = (0..<39).map { TempoSegment(time: beats[$0], bpm: 60 / (beats[$0 + 1] - beats[$0])) }
+        let map = BeatMap(audio: AudioReference(duration: 20), tempo: tempo, beats: beats)
+        let summary = BeatMapSummary(map: map, path: "m", report: FileReport(path: "m"))
+        #expect(summary.tempo.count == 39)
+        let line = try #require(summary.text.split(separator: "\n").first { $0.contains("tempo") })
+        #expect(line.contains("39 segments from 0:00 to 0:20: 118–138 BPM, median 127 BPM (each listed by --json)"))
+        #expect(!line.contains(";"))
+    }
+
+    @Test("a segment of one beat is one beat, not one beats")
+    func oneBeat() throws {
+        let beats: [Double] = [0.5, 1.0, 1.5, 2.1, 2.5, 3.0]
+        let tempo = [
+            TempoSegment(time: 0.5, bpm: 120), TempoSegment(time: 2.1, bpm: 150), TempoSegment(time: 2.5, bpm: 120),
+        ]
+        let map = BeatMap(audio: AudioReference(duration: 4), tempo: tempo, beats: beats)
+        let summary = BeatMapSummary(map: map, path: "m", report: FileReport(path: "m"))
+        #expect(summary.text.contains("150 BPM from 0:02.100, 1 beat;"))
+    }
+
     @Test("without a tempo map the tempo is inferred and said to be")
     func inferred() {
         let map = BeatMap(audio: AudioReference(duration: 10), beats: [1, 1.5, 2, 2.5, 3])

@@ -152,6 +152,24 @@ public struct BeatMapSummary: Sendable, Equatable {
     private static func ms(_ value: Double) -> String { String(format: "%.1f ms", value * 1000) }
     private static func s(_ value: Double) -> String { FormatSupport.decimal(value, digits: 3) + " s" }
 
+    /// The most tempo segments the text lists one by one: 12. A map whose beats were followed one by
+    /// one (a segment a beat) gets their range and median instead; `--json` lists them all.
+    public static let listedSegments = 12
+
+    /// The tempo line of a map with more than ``listedSegments`` segments: how many, the BPM range and
+    /// median, and the span they cover.
+    private var manySegmentsText: String {
+        let bpms = tempo.map(\.bpm).sorted()
+        let middle = bpms.count / 2
+        let median = bpms.count % 2 == 1 ? bpms[middle] : (bpms[middle - 1] + bpms[middle]) / 2
+        let low = bpms.first ?? median
+        let high = bpms.last ?? median
+        let start = tempo.first?.from ?? 0
+        let end = tempo.last?.to ?? start
+        return
+            "\(tempo.count) segments from \(Self.clock(start)) to \(Self.clock(end)): \(FormatSupport.decimal(low, digits: 3))–\(Self.bpm(high)), median \(Self.bpm(median)) (each listed by --json)"
+    }
+
     /// The summary as aligned text lines.
     public var text: String {
         var lines: [(String, String)] = []
@@ -163,12 +181,14 @@ public struct BeatMapSummary: Sendable, Equatable {
             lines.append(("tempo", "none (fewer than two beats)"))
         } else if tempoIsInferred, let only = tempo.first {
             lines.append(("tempo", "no tempo map; \(Self.bpm(only.bpm)) inferred from the beats"))
+        } else if tempo.count > Self.listedSegments {
+            lines.append(("tempo", manySegmentsText))
         } else {
             let header = tempo.count == 1 ? "" : "\(tempo.count) segments: "
             let parts = tempo.map { stretch in
                 var part = "\(Self.bpm(stretch.bpm)) from \(Self.clock(stretch.from))"
                 if let perBar = stretch.beatsPerBar { part += " (\(perBar) per bar)" }
-                if tempo.count > 1 { part += ", \(stretch.beatCount) beats" }
+                if tempo.count > 1 { part += ", \(stretch.beatCount) beat\(stretch.beatCount == 1 ? "" : "s")" }
                 return part
             }
             lines.append(("tempo", header + parts.joined(separator: "; ")))
