@@ -38,7 +38,7 @@ struct BeatMapSummaryTests {
         let summary = BeatMapSummary(map: map, path: "m", report: FileReport(path: "m"))
         #expect(summary.tempo.count == 39)
         let line = try #require(summary.text.split(separator: "\n").first { $0.contains("tempo") })
-        #expect(line.contains("39 segments from 0:00 to 0:20: 118–138 BPM, median 127 BPM (each listed by --json)"))
+        #expect(line.contains("39 segments from 0:00 to 0:20: 118–138 BPM, median 127 BPM (each in the JSON summary)"))
         #expect(!line.contains(";"))
     }
 

@@ -153,7 +153,7 @@ public struct BeatMapSummary: Sendable, Equatable {
     private static func s(_ value: Double) -> String { FormatSupport.decimal(value, digits: 3) + " s" }
 
     /// The most tempo segments the text lists one by one: 12. A map whose beats were followed one by
-    /// one (a segment a beat) gets their range and median instead; `--json` lists them all.
+    /// one (a segment a beat) gets their range and median instead; the JSON summary lists them all.
     public static let listedSegments = 12
 
     /// The tempo line of a map with more than ``listedSegments`` segments: how many, the BPM range and
@@ -167,7 +167,7 @@ public struct BeatMapSummary: Sendable, Equatable {
         let start = tempo.first?.from ?? 0
         let end = tempo.last?.to ?? start
         return
-            "\(tempo.count) segments from \(Self.clock(start)) to \(Self.clock(end)): \(FormatSupport.decimal(low, digits: 3))–\(Self.bpm(high)), median \(Self.bpm(median)) (each listed by --json)"
+            "\(tempo.count) segments from \(Self.clock(start)) to \(Self.clock(end)): \(FormatSupport.decimal(low, digits: 3))–\(Self.bpm(high)), median \(Self.bpm(median)) (each in the JSON summary)"
     }
 
     /// The summary as aligned text lines.
