@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
+import TestSynth
 import Testing
 
 @testable import BeatAnalysis
@@ -10,21 +11,12 @@ import Testing
 /// (``GridFitter/beatRepeats(period:_:)``), where onsets at random times do not.
 @Suite("A weak beat whose onsets repeat")
 struct WeakBeatTests {
-    /// A seeded linear congruential generator: the same numbers on every run.
-    struct Numbers {
-        var state: UInt64
-        mutating func next() -> Double {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Double(state >> 11) / Double(1 << 53)
-        }
-    }
-
     /// 120 BPM for `seconds` (hops of 10 ms): eight hits a beat at uneven times, all as loud as the
     /// beat's (1 at the hit's hop, half of it either side), the same eight every beat, and onset
     /// novelty at random over it all (up to 1.5 a hop): a dense mix whose guitars are as busy between
     /// the beats as its drums are on them.
     static func densePattern(seconds: Double) -> (novelty: Novelty, beats: [Double]) {
-        var numbers = Numbers(state: 0x9E37_79B9_7F4A_7C15)
+        var numbers = SeededRandom(seed: 0x9E37_79B9_7F4A_7C15)
         let hop = 0.01
         let hits = [0, 5, 13, 21, 24, 33, 38, 46]
         var values = [Float](repeating: 0, count: Int((seconds / hop).rounded()))
@@ -38,7 +30,7 @@ struct WeakBeatTests {
                 values[index + 1] += 0.5
             }
         }
-        for index in values.indices { values[index] += Float(1.5 * numbers.next()) }
+        for index in values.indices { values[index] += Float(1.5 * Double.random(in: 0..<1, using: &numbers)) }
         return (Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0)), beats)
     }
 
@@ -55,9 +47,11 @@ struct WeakBeatTests {
 
     @Test("onsets at random times do not repeat at any beat", arguments: [0.3, 0.4, 0.5, 0.6, 0.75, 1.0])
     func randomOnsetsDoNotRepeat(period: Double) {
-        var numbers = Numbers(state: 0x2545_F491_4F6C_DD1D)
+        var numbers = SeededRandom(seed: 0x2545_F491_4F6C_DD1D)
         // As many onsets as the dense pattern has (16 a second), at random times and heights.
-        let onsets = (0..<960).map { _ in (time: 0.5 + numbers.next() * 59, height: Float(0.2 + 0.8 * numbers.next())) }
+        let onsets = (0..<960).map { _ in
+            (time: 0.5 + Double.random(in: 0..<59, using: &numbers), height: Float.random(in: 0.2..<1, using: &numbers))
+        }
         let novelty = OnsetCurves.peaks(onsets, seconds: 60)
         let context = SteadyGridTests.context(novelty, seconds: 60)
         #expect(GridFitter().beatRepeats(period: period, context) == nil)
@@ -86,11 +80,10 @@ struct WeakBeatTests {
     func steadySoundDoesNotRepeat() throws {
         let (novelty, _) = Self.densePattern(seconds: 60)
         var context = SteadyGridTests.context(novelty, seconds: 60)
-        let change = novelty.mean(in: context.span)
         // Changing 20 times its loudness: music. 4 times: a drone (GridFitter.steadySound is 8).
-        context.loudness = change / 20
+        context.change = 20
         #expect(GridFitter().beatRepeats(period: 0.5, context) != nil)
-        context.loudness = change / 4
+        context.change = 4
         #expect(GridFitter().beatRepeats(period: 0.5, context) == nil)
     }
 

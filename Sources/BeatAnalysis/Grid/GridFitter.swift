@@ -63,10 +63,11 @@ public struct GridFitter: Sendable {
         // A steady tone's onset novelty is the ripple of its analysis frames, which can repeat exactly
         // and stand out as a beat would; it is told by how little it changes for its loudness. A tempo
         // the user gives is mapped all the same.
-        let loudness = levels.flatMap { Self.loudness($0, hopDuration: envelope.hopDuration, over: span) }
+        // How much the audio changes for its loudness: its mean onset novelty per unit of RMS level.
+        let change = levels.flatMap { Self.loudness($0, hopDuration: envelope.hopDuration, over: span) }
+            .flatMap { $0 > 0 ? novelty.mean(in: span) / $0 : nil }
         var steadySound: Double?
-        if options.forcedBPM == nil, let loudness, loudness > 0 {
-            let change = novelty.mean(in: span) / loudness
+        if options.forcedBPM == nil, let change {
             if change < Self.steadyTone { throw .steadyTone(change: change) }
             // Between a tone and music (a drone, a held chord): mapped if its beats stand out, with a
             // warning.
@@ -88,7 +89,7 @@ public struct GridFitter: Sendable {
         } else {
             let context = TrackingContext(
                 novelty: novelty, peaks: peaks, matcher: matcher, span: span, lowBand: lowBand,
-                setAside: global.setAside, loudness: loudness)
+                setAside: global.setAside, change: change)
             var selected = try trackAndSelect(from: global.grid.period, context)
             // Where the tempo moves, the whole-song estimate above was made on onsets smeared by the
             // movement (an 8 % ramp blurs a two-beat lag twice as much as a one-beat lag), so it can

@@ -14,8 +14,9 @@ extension GridFitter {
         var lowBand: Novelty?
         /// The 3⁄2 level the whole-song estimate set aside (``chooseLevel(_:novelty:matcher:span:lowBand:)``).
         var setAside: Grid?
-        /// The audio's RMS level over `span` (of the mono signal at the analysis rate), when known.
-        var loudness: Double?
+        /// How much the audio changes for its loudness over `span`: its mean onset novelty per unit of
+        /// its RMS level (of the mono signal at the analysis rate), when the level is known.
+        var change: Double?
     }
 
     /// Tracked beats with their model.
@@ -197,9 +198,7 @@ extension GridFitter {
     func beatRepeats(period: Double, _ context: TrackingContext) -> Double? {
         let span = context.span
         guard period > 0 else { return nil }
-        if let loudness = context.loudness, context.novelty.mean(in: span) < Self.steadySound * loudness {
-            return nil
-        }
+        if let change = context.change, change < Self.steadySound { return nil }
         let beats = (span.upperBound - span.lowerBound) / period
         let periodicity = context.novelty.periodicity(period: period, in: span)
         return periodicity * beats.squareRoot() >= Self.periodicityEvidence ? periodicity : nil

@@ -93,11 +93,7 @@ public struct BeatMapSummary: Sendable, Equatable {
         intervals.sort()
         minimumInterval = intervals.first
         maximumInterval = intervals.last
-        if !intervals.isEmpty {
-            let middle = intervals.count / 2
-            medianInterval =
-                intervals.count % 2 == 1 ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
-        }
+        if !intervals.isEmpty { medianInterval = NumPyArithmetic.median(intervals) }
 
         var segments = (map.tempo ?? []).filter { $0.time.isFinite && $0.bpm.isFinite }.sorted { $0.time < $1.time }
         tempoIsInferred = segments.isEmpty
@@ -159,11 +155,10 @@ public struct BeatMapSummary: Sendable, Equatable {
     /// The tempo line of a map with more than ``listedSegments`` segments: how many, the BPM range and
     /// median, and the span they cover.
     private var manySegmentsText: String {
-        let bpms = tempo.map(\.bpm).sorted()
-        let middle = bpms.count / 2
-        let median = bpms.count % 2 == 1 ? bpms[middle] : (bpms[middle - 1] + bpms[middle]) / 2
-        let low = bpms.first ?? median
-        let high = bpms.last ?? median
+        let bpms = tempo.map(\.bpm)
+        let median = NumPyArithmetic.median(bpms)
+        let low = bpms.min() ?? median
+        let high = bpms.max() ?? median
         let start = tempo.first?.from ?? 0
         let end = tempo.last?.to ?? start
         return
