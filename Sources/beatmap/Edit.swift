@@ -8,9 +8,10 @@ import Foundation
 /// `beatmap edit MAP`.
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Change a map's meter, bar phase, metric level, offset or span without analysing again.",
+        abstract: "Change a map's meter, bar phase, metric level, beat phase, offset or span without analysing again.",
         discussion: """
-            The edits given are made in this order: --metric, --beats-per-bar, --shift-bar, --nudge, --trim.
+            The edits given are made in this order: --metric, --shift-beats, --beats-per-bar, --shift-bar, --nudge,
+            --trim.
             The result is checked with the validator and written only when it has no more errors than the
             map had; the previous file is kept as MAP.bak (MAP.bak.2, … if that exists) unless --no-backup.
             Nothing is written when an edit fails. Negative values may follow their flag: --nudge -12.
@@ -44,6 +45,13 @@ struct Edit: ParsableCommand {
     )
     var metric: String?
 
+    @Option(
+        name: .customLong("shift-beats"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Move every beat by a fraction of its own beat: ½ (1/2, 0.5) puts a map on the off-beats back on the beat; ⅓, ⅔, ¼, ¾ or a decimal; negative: earlier.",
+            valueName: "fraction"))
+    var shiftBeats: String?
+
     @Option(parsing: .unconditional, help: "Move every beat and tempo anchor by MS milliseconds (negative: earlier).")
     var nudge: Double?
 
@@ -59,6 +67,13 @@ struct Edit: ParsableCommand {
         if metric.flatMap(MetricLevel.init(spelling:)) == nil, let metric {
             throw ValidationError("--metric must be ×2, x2, ½, 1/2, ⅔, 2/3 or 3/2, not '\(metric)'")
         }
+        if let shiftBeats {
+            guard let fraction = BeatFraction.value(spelling: shiftBeats), fraction != 0, abs(fraction) < 1 else {
+                throw ValidationError(
+                    "--shift-beats must be a fraction of a beat between -1 and 1 and not 0 (½, 1/2, 0.5, ⅓, -1/2, …), not '\(shiftBeats)'"
+                )
+            }
+        }
         if !trim.isEmpty && trim.count != 2 {
             throw ValidationError("--trim takes two times: FROM TO (seconds or m:ss)")
         }
@@ -66,7 +81,8 @@ struct Edit: ParsableCommand {
             throw ValidationError("--segment applies to --beats-per-bar or --shift-bar")
         }
         if edits.isEmpty {
-            throw ValidationError("no edit given: use --beats-per-bar, --shift-bar, --metric, --nudge or --trim")
+            throw ValidationError(
+                "no edit given: use --beats-per-bar, --shift-bar, --metric, --shift-beats, --nudge or --trim")
         }
     }
 
@@ -75,6 +91,9 @@ struct Edit: ParsableCommand {
         let choice = segment.map { SegmentChoice.index($0 - 1) } ?? .all
         var edits: [BeatMapEdit] = []
         if let level = metric.flatMap(MetricLevel.init(spelling:)) { edits.append(.metricLevel(level)) }
+        if let fraction = shiftBeats.flatMap(BeatFraction.value(spelling:)) {
+            edits.append(.shiftBeats(fraction: fraction))
+        }
         if let beatsPerBar { edits.append(.beatsPerBar(beatsPerBar, segment: choice)) }
         if let shiftBar { edits.append(.shiftBars(beats: shiftBar, segment: choice)) }
         if let nudge { edits.append(.nudge(seconds: nudge / 1000)) }

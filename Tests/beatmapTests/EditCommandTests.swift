@@ -50,6 +50,29 @@ struct EditCommandTests {
         #expect(BarPositions.positions(of: map).first == 2)
     }
 
+    @Test("--shift-beats ½ then --shift-beats -1/2 gives back the beats the map keeps; a bad fraction is refused")
+    func shiftBeats() throws {
+        let folder = try Self.project()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("map.beatmap.json")
+        let original = try BeatMapCodec.read(from: url)
+        let later = try CLI.run(["edit", "map.beatmap.json", "--shift-beats", "½", "--no-backup"], in: folder)
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(later.stdout.contains("every beat half a beat later"))
+        let earlier = try CLI.run(["edit", "map.beatmap.json", "--shift-beats", "-1/2", "--no-backup"], in: folder)
+        #expect(earlier.status == 0, "\(earlier.stderr)")
+        #expect(earlier.stdout.contains("every beat half a beat earlier"))
+        let back = try BeatMapCodec.read(from: url)
+        try #require(back.beats.count >= original.beats.count - 1)
+        #expect(zip(back.beats, original.beats).allSatisfy { abs($0 - $1) <= 1e-6 + 1e-9 })
+        #expect(back.tempo?.map(\.time) == original.tempo?.map(\.time))
+        let before = try Data(contentsOf: url)
+        let whole = try CLI.run(["edit", "map.beatmap.json", "--shift-beats", "1"], in: folder)
+        #expect(whole.status != 0)
+        #expect(whole.stderr.contains("--shift-beats must be a fraction of a beat between -1 and 1"))
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     @Test("a bad edit writes nothing and says why; a bad flag value is a usage error")
     func refused() throws {
         let folder = try Self.project()

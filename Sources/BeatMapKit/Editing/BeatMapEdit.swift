@@ -8,6 +8,11 @@ public enum BeatMapEdit: Sendable, Equatable {
     case nudge(seconds: TimeInterval)
     /// Switches to another metric level: a beat every half, two, 1½ or ⅔ of the map's beats.
     case metricLevel(MetricLevel)
+    /// Moves every beat by `fraction` of its own beat (later when positive; −1 < `fraction` < 1, not 0):
+    /// ½ puts a map that sits on the off-beats back on the beat. A beat's length is its tempo segment's
+    /// (the interval to the next beat in a map without a tempo map); beats moved outside the track are
+    /// dropped.
+    case shiftBeats(fraction: Double)
     /// Sets the beats per bar: of the chosen segment, or of the whole map (its bars laid out again in
     /// bars of `beatsPerBar` from its first downbeat).
     case beatsPerBar(Int, segment: SegmentChoice)
@@ -19,6 +24,43 @@ public enum BeatMapEdit: Sendable, Equatable {
     /// Lays the segment playing at `anchor` out again at `bpm` on a grid through `anchor` (a tapped
     /// tempo and phase).
     case tempo(bpm: Double, anchor: TimeInterval)
+}
+
+/// A fraction of a beat as a user writes it: `½`, `1/2`, `0.5`, `⅓`, `1/3`, `⅔`, `2/3`, `¼`, `1/4`, `¾`,
+/// `3/4`, any decimal, and any of them after a minus sign (`-½`, `−1/2`: earlier).
+public enum BeatFraction {
+    /// The fraction `spelling` names, or `nil` when it names none (or is not finite).
+    public static func value(spelling: String) -> Double? {
+        var text = spelling.filter { !$0.isWhitespace }
+        var sign = 1.0
+        if let first = text.first, first == "-" || first == "−" {
+            sign = -1
+            text.removeFirst()
+        } else if text.first == "+" {
+            text.removeFirst()
+        }
+        let glyphs: [String: Double] = ["½": 0.5, "⅓": 1.0 / 3.0, "⅔": 2.0 / 3.0, "¼": 0.25, "¾": 0.75]
+        if let value = glyphs[text] { return sign * value }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2, let numerator = Double(parts[0]), let denominator = Double(parts[1]), denominator != 0 {
+            let value = numerator / denominator
+            return value.isFinite ? sign * value : nil
+        }
+        guard parts.count == 1, let value = Double(text), value.isFinite else { return nil }
+        return sign * value
+    }
+
+    /// `fraction` in words: "half a beat", "a third of a beat", "two thirds of a beat", "a quarter of a
+    /// beat", "three quarters of a beat", otherwise "0.375 of a beat" (its magnitude).
+    public static func words(_ fraction: Double) -> String {
+        let size = abs(fraction)
+        let named: [(Double, String)] = [
+            (0.5, "half a beat"), (1.0 / 3.0, "a third of a beat"), (2.0 / 3.0, "two thirds of a beat"),
+            (0.25, "a quarter of a beat"), (0.75, "three quarters of a beat"),
+        ]
+        if let name = named.first(where: { abs($0.0 - size) < 1e-9 }) { return name.1 }
+        return FormatSupport.decimal(size, digits: 3) + " of a beat"
+    }
 }
 
 /// Which tempo segments an edit applies to.

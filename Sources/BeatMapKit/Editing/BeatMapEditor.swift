@@ -10,8 +10,8 @@ public struct EditedMap: Sendable, Equatable {
     public var changes: [String]
 }
 
-/// The map edits a mapper needs, as pure functions on ``BeatMap``: nudge, metric level, meter, bar
-/// phase, trim and a tapped tempo (``BeatMapEdit``). `beatmap edit` and the studio's page both go
+/// The map edits a mapper needs, as pure functions on ``BeatMap``: nudge, metric level, a shift by a
+/// fraction of a beat, meter, bar phase, trim and a tapped tempo (``BeatMapEdit``). `beatmap edit` and the studio's page both go
 /// through ``apply(_:to:)``; writing the result is ``MapFileSaver``'s.
 ///
 /// Edits need the beats finite and increasing (what `validate` asks of every map). Times the edits
@@ -36,6 +36,8 @@ public enum BeatMapEditor {
             edited = nudged(map, by: seconds)
         case .metricLevel(let level):
             edited = try MetricSwitch.switched(map, to: level)
+        case .shiftBeats(let fraction):
+            edited = try shifted(map, byFraction: fraction)
         case .beatsPerBar(let perBar, let choice):
             guard beatsPerBarRange.contains(perBar) else {
                 throw .invalidValue(
@@ -62,6 +64,53 @@ public enum BeatMapEditor {
             return segment
         }
         return moved
+    }
+
+    /// `map` with every beat moved by `fraction` of its own beat: the length of a beat of its tempo
+    /// segment, or without a tempo map the interval to the next beat (the one before, for the last).
+    /// Each tempo anchor moves by the same fraction of its own beat, so a grid's beats stay on its grid
+    /// and a followed map's anchors on their beats; bars move with their beats (an anchor moved before
+    /// the track's start goes on by whole bars, or beats, to the first inside it, and is dropped if that
+    /// passes the next anchor). Beats moved outside the track are dropped, and anchors past its end
+    /// with them.
+    static func shifted(_ map: BeatMap, byFraction fraction: Double) throws(BeatMapEditError) -> BeatMap {
+        guard fraction.isFinite, fraction != 0, abs(fraction) < 1 else {
+            throw .invalidValue("a beat shift must be a fraction of a beat between -1 and 1, and not 0")
+        }
+        let beats = map.beats
+        guard beats.count >= 2 else { throw .wouldBreak("the map needs two beats to know how long its beat is") }
+        let duration = map.audio.duration
+        let grid = map.tempo.flatMap(TempoGrid.init(segments:))
+        func length(at index: Int) -> TimeInterval {
+            if let grid { return grid.beatLength(at: beats[index]) }
+            return index + 1 < beats.count ? beats[index + 1] - beats[index] : beats[index] - beats[index - 1]
+        }
+        let moved = beats.indices.map { NumberFormatting.roundedToMicroseconds(beats[$0] + fraction * length(at: $0)) }
+            .filter { $0 >= 0 && $0 <= duration }
+        guard moved.count >= 2 else { throw .wouldBreak("the shift would leave fewer than two beats inside the track") }
+        guard zip(moved.dropFirst(), moved).allSatisfy({ $0 > $1 }) else {
+            throw .wouldBreak("the shift would put beats out of order where the tempo changes")
+        }
+        var edited = map
+        edited.beats = moved
+        if let segments = grid?.segments {
+            var shifted: [TempoSegment] = []
+            for var segment in segments {
+                var time = segment.time + fraction * segment.beatLength
+                let step = segment.beatLength * Double(segment.beatsPerBar ?? 1)
+                while time < 0, step > 0 { time += step }
+                segment.time = NumberFormatting.roundedToMicroseconds(time)
+                guard segment.time <= duration || shifted.isEmpty else { continue }
+                shifted.append(segment)
+            }
+            // A first anchor carried into the track past the next one's has no beats of its own left.
+            while shifted.count >= 2, shifted[0].time >= shifted[1].time { shifted.removeFirst() }
+            guard zip(shifted.dropFirst(), shifted).allSatisfy({ $0.time > $1.time }) else {
+                throw .wouldBreak("the shift would put tempo segments out of order")
+            }
+            edited.tempo = shifted
+        }
+        return edited
     }
 
     /// The beats from `from` to `to`; the tempo segments that cover them, the first one keeping the bars

@@ -9,6 +9,8 @@ enum EditChanges {
         switch edit {
         case .nudge(let seconds): return "nudge " + milliseconds(seconds)
         case .metricLevel(let level): return "metric level \(level.label)"
+        case .shiftBeats(let fraction):
+            return "every beat \(BeatFraction.words(fraction)) \(fraction > 0 ? "later" : "earlier")"
         case .beatsPerBar(let perBar, let choice): return "\(perBar) beats per bar" + segment(choice)
         case .shiftBars(let beats, let choice):
             return "bar lines \(abs(beats)) beat\(abs(beats) == 1 ? "" : "s") \(beats >= 0 ? "later" : "earlier")"
