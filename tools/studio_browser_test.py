@@ -214,6 +214,22 @@ def main():
         ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
         wait_for(driver, "return !window.beatmapStudio.dirty()", 10, "undo to the saved map")
 
+        # Every beat half a beat later and back (the button, then the key), then undo both.
+        current = json.loads(driver.execute_script("return window.beatmapStudio.mapText()"))
+        first = current["beats"][0]
+        driver.find_element("id", "half-beat").click()
+        wait_for(driver, f"return JSON.parse(window.beatmapStudio.mapText()).beats[0] > {first} + 0.2", 10, "½ beat")
+        shifted = json.loads(driver.execute_script("return window.beatmapStudio.mapText()"))
+        check(abs(shifted["beats"][0] - (first + 0.25)) < 1e-6
+              and shifted["tempo"][0]["bpm"] == current["tempo"][0]["bpm"] == 120,
+              f"½ later moves every beat by half a beat of 120 BPM and keeps the tempo "
+              f"({first:.3f} → {shifted['beats'][0]:.3f} s)")
+        body.send_keys("h")
+        wait_for(driver, f"return JSON.parse(window.beatmapStudio.mapText()).beats[0] > {first} + 0.45", 10, "h")
+        ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+        ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+        wait_for(driver, "return !window.beatmapStudio.dirty()", 10, "undo to the saved map")
+
         # A nudge that puts a beat before 0 s: an error in the findings, clickable; saving it is refused.
         for _ in range(60):
             driver.execute_script("document.querySelector('[data-nudge=\"-10\"]').click()")

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 /// Reads a ``MapEdit`` from the query of `POST /api/edit`:
-/// `op=nudge&ms=…`, `op=metric&ratio=…`, `op=meter&beatsPerBar=…[&at=…]`, `op=barPhase&beats=…[&at=…]`,
-/// `op=tempo&bpm=…&anchor=…` (times in seconds).
+/// `op=nudge&ms=…`, `op=metric&ratio=…`, `op=shiftBeats&fraction=…`, `op=meter&beatsPerBar=…[&at=…]`,
+/// `op=barPhase&beats=…[&at=…]`, `op=tempo&bpm=…&anchor=…` (times in seconds).
 enum MapEditQuery {
     static func parse(_ query: (String) -> String?) throws(MapEditError) -> MapEdit {
         func number(_ key: String) throws(MapEditError) -> Double {
@@ -23,6 +23,7 @@ enum MapEditQuery {
         case "metric":
             guard let ratio = query("ratio") else { throw .invalid("the edit needs a ratio") }
             return .metricLevel(ratio: ratio)
+        case "shiftBeats": return .shiftBeats(fraction: try number("fraction"))
         case "meter": return .meter(beatsPerBar: try integer("beatsPerBar"), at: at)
         case "barPhase": return .barPhase(beats: try integer("beats"), at: at)
         case "tempo": return .tempo(bpm: try number("bpm"), anchor: try number("anchor"))

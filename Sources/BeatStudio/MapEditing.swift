@@ -9,6 +9,9 @@ public enum MapEdit: Sendable, Equatable {
     case nudge(seconds: TimeInterval)
     /// Switches to another metric level: `×2`, `½`, `⅔` or `3⁄2` (the ratios of `analysis.alternatives`).
     case metricLevel(ratio: String)
+    /// Moves every beat by `fraction` of its own beat (later when positive): ½ puts a map on the
+    /// off-beats back on the beat.
+    case shiftBeats(fraction: Double)
     /// Sets the beats per bar of the tempo segment playing at `time` (of every segment when `nil`).
     case meter(beatsPerBar: Int, at: TimeInterval?)
     /// Moves the bar lines of the segment playing at `time` by `beats` beats (later when positive).
@@ -61,6 +64,7 @@ public struct LibraryMapEditor: MapEditing {
                 throw .unsupported("switching the metric level by \(ratio)")
             }
             request = .metricLevel(level)
+        case .shiftBeats(let fraction): request = .shiftBeats(fraction: fraction)
         case .meter(let beatsPerBar, let time):
             request = .beatsPerBar(beatsPerBar, segment: time.map { .at($0) } ?? .all)
         case .barPhase(let beats, let time): request = .shiftBars(beats: beats, segment: time.map { .at($0) } ?? .all)

@@ -46,6 +46,16 @@ struct MapEditingTests {
         #expect(shifted.beats == map.beats)
     }
 
+    @Test("½ a beat moves every beat and the anchor half a beat later, and −½ back")
+    func halfBeat() throws {
+        let moved = try editor.apply(.shiftBeats(fraction: 0.5), to: map)
+        #expect(moved.beats.first == 0.75)
+        #expect(moved.tempo?.first?.time == 0.75)
+        let back = try editor.apply(.shiftBeats(fraction: -0.5), to: moved)
+        #expect(back.beats.first == 0.5)
+        #expect(throws: MapEditError.self) { try editor.apply(.shiftBeats(fraction: 1), to: map) }
+    }
+
     @Test("a tapped tempo lays the segment out again through the tap")
     func tempo() throws {
         let laid = try editor.apply(.tempo(bpm: 100, anchor: 1.0), to: map)

@@ -216,6 +216,13 @@ struct StudioServerTests {
         let original = try BeatMapCodec.read(from: studio.mapURL)
         #expect(twice.beats.count == 2 * original.beats.count)
         #expect(twice.tempo?.first?.bpm == 240)
+        let half = try await studio.client.send(
+            "POST", "/api/edit?op=shiftBeats&fraction=0.5", headers: headers, body: Array(map))
+        #expect(half.status == 200)
+        let later = try #require(BeatMapCodec.decodedMap(half.body))
+        let firstBefore = try #require(original.beats.first)
+        let firstAfter = try #require(later.beats.first)
+        #expect(abs(firstAfter - firstBefore - 0.25) < 1e-6)
         let unknown = try await studio.client.send("POST", "/api/edit?op=explode", headers: headers, body: Array(map))
         #expect(unknown.status == 400)
     }

@@ -712,6 +712,7 @@ document.addEventListener("keydown", (event) => {
     case "m": case "M": state.musicOn = !state.musicOn; musicGain.gain.value = state.musicOn ? 1 : 0; render(); break;
     case "c": case "C": state.clicksOn = !state.clicksOn; clickGain.gain.value = state.clicksOn ? 1 : 0; render(); break;
     case "t": case "T": tap(); break;
+    case "h": case "H": $("half-beat").click(); break;
     case "s": case "S": save(); break;
     default: handled = false;
   }
@@ -734,6 +735,7 @@ $("meter").addEventListener("change", (event) => {
   if (value) edit(`op=meter&beatsPerBar=${value}&at=${position()}`, `meter ${value} beats per bar`);
   event.target.blur();
 });
+$("half-beat").addEventListener("click", () => edit("op=shiftBeats&fraction=0.5", "every beat half a beat later"));
 $("phase-back").addEventListener("click", () => edit(`op=barPhase&beats=-1&at=${position()}`, "bar lines one beat earlier"));
 $("phase-forward").addEventListener("click", () => edit(`op=barPhase&beats=1&at=${position()}`, "bar lines one beat later"));
 $("tap").addEventListener("click", tap);
