@@ -61,6 +61,27 @@ struct BeatShiftTests {
         #expect(later.beats.count == 2)
     }
 
+    @Test("a followed map (a segment per beat) moves each beat by its own interval; anchors stay on their beats")
+    func followed() throws {
+        let beats = [0.2, 0.7, 1.22, 1.76, 2.32, 2.9, 3.5]
+        let tempo = zip(beats, beats.dropFirst()).map { TempoSegment(time: $0, bpm: 60 / ($1 - $0)) }
+        let map = BeatMap(audio: AudioReference(duration: 3.6), tempo: tempo, beats: beats)
+        for fraction in [0.5, -0.5] {
+            let moved = try Editor.apply([.shiftBeats(fraction: fraction)], to: map)
+            let anchors = try #require(moved.tempo).map(\.time)
+            // Every anchor is one of the moved beats, and every segment but the last still starts a beat.
+            #expect(anchors.allSatisfy { anchor in moved.beats.contains { abs($0 - anchor) < 1e-6 } })
+            #expect(zip(anchors.dropFirst(), anchors).allSatisfy { $0 > $1 })
+        }
+        let earlier = try Editor.apply([.shiftBeats(fraction: -0.5)], to: map)
+        // The first beat (0.2 − 0.25 s) leaves the track, and its segment with it.
+        #expect(earlier.beats.count == 6)
+        #expect(abs(try #require(earlier.tempo?.first?.time) - 0.44) < 1e-6)
+        let later = try Editor.apply([.shiftBeats(fraction: 0.5)], to: map)
+        #expect(abs(try #require(later.beats.first) - 0.45) < 1e-6)
+        #expect(abs(try #require(later.beats.dropFirst().first) - 0.96) < 1e-6)
+    }
+
     @Test("a fraction outside −1…1, or 0, is refused", arguments: [0.0, 1.0, -1.0, 1.5, Double.nan])
     func refused(fraction: Double) {
         #expect(throws: BeatMapEditError.self) {

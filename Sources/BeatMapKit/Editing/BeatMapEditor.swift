@@ -70,9 +70,9 @@ public enum BeatMapEditor {
     /// segment, or without a tempo map the interval to the next beat (the one before, for the last).
     /// Each tempo anchor moves by the same fraction of its own beat, so a grid's beats stay on its grid
     /// and a followed map's anchors on their beats; bars move with their beats (an anchor moved before
-    /// the track's start goes on by whole bars, or beats, to the first inside it, and is dropped if that
-    /// passes the next anchor). Beats moved outside the track are dropped, and anchors past its end
-    /// with them.
+    /// the track's start goes on by whole bars, or beats, to the first inside it, and its segment is
+    /// dropped when no beat is left before the next anchor). Beats moved outside the track are dropped,
+    /// and anchors past its end with them.
     static func shifted(_ map: BeatMap, byFraction fraction: Double) throws(BeatMapEditError) -> BeatMap {
         guard fraction.isFinite, fraction != 0, abs(fraction) < 1 else {
             throw .invalidValue("a beat shift must be a fraction of a beat between -1 and 1, and not 0")
@@ -103,8 +103,13 @@ public enum BeatMapEditor {
                 guard segment.time <= duration || shifted.isEmpty else { continue }
                 shifted.append(segment)
             }
-            // A first anchor carried into the track past the next one's has no beats of its own left.
-            while shifted.count >= 2, shifted[0].time >= shifted[1].time { shifted.removeFirst() }
+            // A first segment carried into the track up to the next one's anchor has no beats of its own
+            // left (a followed map's first beat, moved before 0 s): the next segment starts the map.
+            while shifted.count >= 2,
+                shifted[0].time >= shifted[1].time || !moved.contains(where: { $0 < shifted[1].time })
+            {
+                shifted.removeFirst()
+            }
             guard zip(shifted.dropFirst(), shifted).allSatisfy({ $0.time > $1.time }) else {
                 throw .wouldBreak("the shift would put tempo segments out of order")
             }
