@@ -74,185 +74,46 @@ public struct GridFitter: Sendable {
             if change < Self.steadySound { steadySound = change }
         }
 
-        // The song's tempo and metric level over the whole span, then the beats tracked through it.
+        // The song's tempo and metric level over the whole span, then the beats tracked through it and
+        // the simplest model of them (steps 3 to 6 of docs/analyze.md).
         let lowBand = lowLevels.flatMap { LowBand.novelty(levels: $0, like: envelope) }
         guard let global = fitSegment(novelty: novelty, matcher: matcher, span: span, lowBand: lowBand) else {
             throw .noPeriodicity
         }
         let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration) }
-        var model: GridModel
-        var tracked: [Double] = []
-        var trackedSalience = global.score
-        var weakBeat: WeakBeat?
-        if options.forcedBPM != nil {
-            model = .grid([])
-        } else {
-            let context = TrackingContext(
-                novelty: novelty, peaks: peaks, matcher: matcher, span: span, lowBand: lowBand,
-                setAside: global.setAside, change: change)
-            var selected = try trackAndSelect(from: global.grid.period, context)
-            // Where the tempo moves, the whole-song estimate above was made on onsets smeared by the
-            // movement (an 8 % ramp blurs a two-beat lag twice as much as a one-beat lag), so it can
-            // pick another level than the same music played steadily would get. Read in beat time
-            // (the onsets laid out along the tracked beats, as if played to a click), it is not
-            // smeared; a different level there is tracked anew, and the two readings' beats compete:
-            // those that stand out more (``trackedScore(_:novelty:span:)``) are kept. The beat-time
-            // song is played at the tempo the whole-song estimate heard when the tracker is at its
-            // level, so a song whose tempo moves a little is read as its steady original would be.
-            if selected.model.varies,
-                let factor = beatTimeLevel(
-                    selected.tracked, envelope: envelope, lowLevels: lowLevels, heardPeriod: global.grid.period),
-                let again = try? trackAndSelect(
-                    from: BeatSequence(beats: selected.tracked).medianInterval / factor, context),
-                again.salience > selected.salience
-            {
-                selected = again
-            }
-            // A tempo change beyond the tracker's reach: tracked again with its range centred there.
-            if options.mode != .constant, let across = acrossTempoRegions(selected, from: global.grid.period, context) {
-                selected = across
-            }
-            (model, tracked, trackedSalience) = (selected.model, selected.tracked, selected.salience)
-            weakBeat = selected.weakBeat
-            if case .follow = model, tracked.count < 4 { model = .grid([]) }
-            // Followed sections at another pulse are put back at the song's; then a grid on the
-            // off-beats of the kick, or followed sections on them, move onto it.
-            if case .follow = model {
-                tracked = repairingLevelSections(
-                    tracked, novelty: novelty, peaks: peaks, span: span, regions: selected.regions)
-                tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand)
-                // Sections whose beats sound like the song's off-beats move onto its beat.
-                if let bandLevels,
-                    let bands = BandRises(
-                        levels: bandLevels, hopDuration: envelope.hopDuration, startTime: envelope.startTime)
-                {
-                    tracked = onTheSongsBeat(tracked: tracked, bands: bands, lowBand: lowBand)
-                }
-                // The model was chosen on the beats as tracked; repaired, they may lie on one grid after
-                // all (a tracker that spent long stretches on the off-beats explained too few beats for
-                // any grid). The simplest model is chosen again on the beats as they now are, and
-                // this time stretches the tracker followed at a steady shift from a grid (a swung
-                // eighth the kick could not correct) count for that grid: a steady tempo with a
-                // tracker that strayed to another phase is not a tempo that moves.
-                if options.mode == .auto {
-                    let again = selectModel(
-                        tracked, period: BeatSequence(beats: tracked).medianInterval, context,
-                        strayedPhasesExplained: true)
-                    if again != .follow {
-                        model = onTheKick(
-                            levelPerPiece(again, novelty: novelty, matcher: matcher, lowBand: lowBand),
-                            global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
-                    }
-                }
-            } else {
-                model = onTheKick(
-                    levelPerPiece(model, novelty: novelty, matcher: matcher, lowBand: lowBand),
-                    global: global.grid, span: span, matcher: matcher, lowBand: lowBand)
-            }
-        }
+        let context = TrackingContext(
+            novelty: novelty, peaks: peaks, matcher: matcher, span: span, lowBand: lowBand,
+            setAside: global.setAside, change: change)
+        let choice = try chosenModel(
+            from: global.grid, score: global.score, context, envelope: envelope, lowLevels: lowLevels,
+            bandLevels: bandLevels)
 
-        var fittedSegments: [FittedSegment]
-        var chosen = (grid: global.grid, score: global.score, alternatives: global.alternatives)
-        switch model {
-        case .grid(let pieces) where pieces.count > 1:
-            var segments: [SegmentFit] = []
-            for (index, piece) in pieces.enumerated() {
-                let lower = index == 0 ? min(span.lowerBound, piece.span.lowerBound) : piece.span.lowerBound
-                let upper =
-                    index + 1 == pieces.count ? max(span.upperBound, piece.span.upperBound) : piece.span.upperBound
-                let scored = score(piece.grid, novelty: novelty, span: piece.span)
-                segments.append(
-                    SegmentFit(
-                        span: lower...upper, grid: piece.grid, score: scored.score, alternatives: scored.alternatives))
-            }
-            chosen = (segments[0].grid, segments[0].score, segments[0].alternatives)
-            fittedSegments = layOut(segments, novelty: novelty, span: span, sounding: sounding, duration: duration)
-        case .grid(let pieces):
-            var grid = pieces.first?.grid ?? global.grid
-            if pieces.isEmpty {
-                grid = refine(grid, over: span, matcher: matcher, fixedPeriod: options.forcedBPM != nil)
-            }
-            let scored = score(grid, novelty: novelty, span: span)
-            chosen = (grid, scored.score, scored.alternatives)
-            fittedSegments = layOut(
-                [SegmentFit(span: span, grid: grid, score: scored.score, alternatives: scored.alternatives)],
-                novelty: novelty, span: span, sounding: sounding, duration: duration)
-        case .ramp(let ramp):
-            // One parabola refined against the onsets; each of its beats a segment, as followed beats are.
-            fittedSegments = followed(beats(of: refine(ramp, matcher: matcher), in: span), duration: duration)
-            chosen.score = trackedSalience
-        case .follow:
-            fittedSegments = followed(tracked, duration: duration)
-            chosen.score = trackedSalience
-        }
-        // Beats on the start of the transients they stand for, a first beat a hair before the file's
-        // start at 0 s.
-        func aligned(_ segments: [FittedSegment]) -> [FittedSegment] {
-            guard let blockLevels,
-                let shift = TransientAlignment.shift(
-                    beats: segments.flatMap(\.beats), blockLevels: blockLevels, blockDuration: blockDuration)
-            else { return Self.startingAtZero(segments) }
-            return Self.startingAtZero(
-                segments.compactMap { segment in
-                    let moved = segment.beats.map { $0 + shift }.filter { $0 >= -Self.startReach && $0 < duration }
-                    guard let first = moved.first else { return nil }
-                    return FittedSegment(bpm: segment.bpm, firstBeat: first, beats: moved)
-                })
-        }
-        fittedSegments = aligned(fittedSegments)
-        // Beats where the drums are, when the drums sit clearly between them (a third, a half or two
-        // thirds of a beat on) rather than on them: the learned detector tells a kick and a snare from
-        // the bass line, hi-hats and stabs the rules above read alike. Read on the beats as they would
-        // be written (the detector's peaks are a few hops wide, so the transients' shift matters), as
-        // tools/learned/drums.py measured it; beats that move are put on their transients again.
-        // Grids with tempo changes between them are checked one by one: a tempo change is where a
-        // medley's next song starts, and each song's drums say where its own beat is.
+        // The model laid over the music (step 7), the beats put on their transients and, where the
+        // drums sit clearly between them, moved onto the drums (step 8).
+        var laid = laidOut(
+            choice, global: (global.grid, global.score, global.alternatives), context, sounding: sounding,
+            duration: duration)
+        let placement = TransientPlacement(blockLevels: blockLevels, blockDuration: blockDuration, duration: duration)
+        laid.segments = placement.aligned(laid.segments)
         if var frames = drums {
-            let hop = envelope.hopDuration
-            let shifts: [Double?]
-            if case .grid(let pieces) = model, pieces.count > 1 {
-                shifts = fittedSegments.map {
-                    DrumDetector.betterShift(of: $0.beats, frames: &frames, frameDuration: hop)
-                }
-            } else {
-                let written = fittedSegments.flatMap(\.beats)
-                var unchosen = false
-                if case .grid = model { unchosen = DrumDetector.trackerLeftThePhase(tracked, written: written) }
-                let shift = DrumDetector.betterShift(
-                    of: written, frames: &frames, frameDuration: hop, phaseUnchosen: unchosen)
-                shifts = Array(repeating: shift, count: fittedSegments.count)
-            }
-            if shifts.contains(where: { $0 != nil }) {
-                let start = Self.layoutStart(
-                    span: span, sounding: sounding, firstPeriod: fittedSegments.first.map { 60 / $0.bpm })
-                fittedSegments = aligned(
-                    Self.shifted(
-                        fittedSegments, by: shifts, duration: duration, earliest: Self.earliestBeat(start: start)))
-            }
+            laid.segments = drumChecked(
+                laid.segments, choice, frames: &frames, hopDuration: envelope.hopDuration, span: span,
+                sounding: sounding, duration: duration, placement: placement)
         }
-        if case .grid(let pieces) = model, pieces.count > 1 {
+        if case .grid(let pieces) = choice.model, pieces.count > 1 {
             // A tempo change within the tracker's reach keeps the beat: a segment the tracker took up
             // a fraction of a beat away from its neighbour (a bossa's quarter beat, which the drum
-            // check above does not try) continues it, unless its onsets clearly say otherwise.
-            let continued = continuingTheBeat(fittedSegments, novelty: novelty, duration: duration)
-            if continued.moved { fittedSegments = aligned(continued.segments) }
-            fittedSegments = Self.sharedBeatsStartingSegments(fittedSegments)
+            // check does not try) continues it, unless its onsets clearly say otherwise.
+            let continued = continuingTheBeat(laid.segments, novelty: novelty, duration: duration)
+            if continued.moved { laid.segments = placement.aligned(continued.segments) }
+            laid.segments = Self.sharedBeatsStartingSegments(laid.segments)
         }
-        let beats = fittedSegments.flatMap(\.beats)
+        let beats = laid.segments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
-        let method: FitMethod
-        if options.forcedBPM != nil {
-            method = .forcedBPM
-        } else if case .follow = model {
-            method = .follow
-        } else if case .ramp = model {
-            method = .ramp
-        } else {
-            method = fittedSegments.count > 1 ? .gridSegments : .gridConstant
-        }
         return GridFit(
-            segments: fittedSegments, beats: beats, method: method, confidence: confidence, score: chosen.score,
-            alternatives: chosen.alternatives, span: span, weakBeat: weakBeat, steadySound: steadySound)
+            segments: laid.segments, beats: beats, method: method(of: choice.model, segments: laid.segments),
+            confidence: confidence, score: laid.score, alternatives: laid.alternatives, span: span,
+            weakBeat: choice.weakBeat, steadySound: steadySound)
     }
 
     // MARK: Tracking
