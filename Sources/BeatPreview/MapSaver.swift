@@ -34,10 +34,18 @@ public struct MapSaver: Sendable {
         BeatMapEditor.nudged(map, by: offset)
     }
 
-    /// Validates `original` moved by `offset`, keeps the current file as `NAME.bak` (or `NAME.bak.2`, …)
-    /// on the first save, then replaces the map file atomically.
-    public mutating func save(offset: TimeInterval) throws(SaveError) -> SaveOutcome {
-        try saver.save(Self.nudged(original, by: offset), offset: offset)
+    /// Validates `original` moved by `offset` (after every beat is moved half a beat later, with
+    /// `halfBeatLater`: ``BeatMapEditor``'s shift, as `beatmap edit --shift-beats ½` makes it), keeps the
+    /// current file as `NAME.bak` (or `NAME.bak.2`, …) on the first save, then replaces the map file
+    /// atomically.
+    public mutating func save(offset: TimeInterval, halfBeatLater: Bool = false) throws(SaveError) -> SaveOutcome {
+        var map = original
+        if halfBeatLater {
+            do { map = try BeatMapEditor.apply(.shiftBeats(fraction: 0.5), to: map).map } catch {
+                throw .invalid(path: mapURL.path, problems: [error.localizedDescription])
+            }
+        }
+        return try saver.save(Self.nudged(map, by: offset), offset: offset)
     }
 
     /// Validates `edited` (an edit of `original`; `offset` is the nudge it includes, for the outcome) and

@@ -15,17 +15,21 @@ public struct MixSettings: Sendable, Equatable {
     public var clicksMuted: Bool
     /// Seconds added to every beat time (the preview's nudge).
     public var offset: TimeInterval
+    /// Whether the clicks sound on the beats moved half a beat later (``Mixer/laterSchedule``): the
+    /// preview's `h`.
+    public var halfBeatLater: Bool
 
-    /// Default gains: music at −3 dB, clicks at −3 dB, nothing muted, no offset.
+    /// Default gains: music at −3 dB, clicks at −3 dB, nothing muted, no offset, the map's beats.
     public init(
         musicGain: Float = linearGain(decibels: -3), clickGain: Float = linearGain(decibels: -3),
-        musicMuted: Bool = false, clicksMuted: Bool = false, offset: TimeInterval = 0
+        musicMuted: Bool = false, clicksMuted: Bool = false, offset: TimeInterval = 0, halfBeatLater: Bool = false
     ) {
         self.musicGain = musicGain
         self.clickGain = clickGain
         self.musicMuted = musicMuted
         self.clicksMuted = clicksMuted
         self.offset = offset
+        self.halfBeatLater = halfBeatLater
     }
 }
 
@@ -48,6 +52,10 @@ public final class Mixer: @unchecked Sendable {
 
     /// The beats.
     public let schedule: BeatSchedule
+    /// The beats moved half a beat later (``BeatMapEditor``'s shift), clicked instead of `schedule`'s
+    /// where ``MixSettings/halfBeatLater`` says so; `nil` when the map cannot take that shift (its
+    /// beats are then clicked as they are).
+    public let laterSchedule: BeatSchedule?
     /// Output frames per second (the clicks').
     public let sampleRate: Int
     /// Interleaved output channels (the music's).
@@ -55,14 +63,22 @@ public final class Mixer: @unchecked Sendable {
 
     private let times: UnsafeMutableBufferPointer<Double>
     private let accents: UnsafeMutableBufferPointer<Bool>
+    private let laterTimes: UnsafeMutableBufferPointer<Double>
+    private let laterAccents: UnsafeMutableBufferPointer<Bool>
     private let normalClick: UnsafeMutableBufferPointer<Float>
     private let accentClick: UnsafeMutableBufferPointer<Float>
     private let longestClick: Int
 
-    /// A mixer of music with `channels` channels and `clicks` on `schedule`'s beats, at the clicks'
-    /// sample rate.
-    public init(schedule: BeatSchedule, clicks: ClickSound, channels: Int) {
+    /// A mixer of music with `channels` channels and `clicks` on `schedule`'s beats (or on
+    /// `laterSchedule`'s, half a beat later), at the clicks' sample rate.
+    public init(schedule: BeatSchedule, clicks: ClickSound, channels: Int, laterSchedule: BeatSchedule? = nil) {
         self.schedule = schedule
+        self.laterSchedule = laterSchedule
+        let later = laterSchedule ?? schedule
+        laterTimes = .allocate(capacity: later.times.count)
+        _ = laterTimes.initialize(from: later.times)
+        laterAccents = .allocate(capacity: later.accents.count)
+        _ = laterAccents.initialize(from: later.accents)
         sampleRate = clicks.sampleRate
         self.channels = max(channels, 1)
         times = .allocate(capacity: schedule.times.count)
@@ -79,6 +95,8 @@ public final class Mixer: @unchecked Sendable {
     deinit {
         times.deallocate()
         accents.deallocate()
+        laterTimes.deallocate()
+        laterAccents.deallocate()
         normalClick.deallocate()
         accentClick.deallocate()
     }
@@ -109,14 +127,15 @@ public final class Mixer: @unchecked Sendable {
         } else {
             output.update(repeating: 0, count: frames * channelCount)
         }
+        let (times, accents) = settings.halfBeatLater ? (laterTimes, laterAccents) : (self.times, self.accents)
         if !settings.clicksMuted && times.count > 0 {
             let end = start + frames
             // The first beat whose click could still sound at `start` (a conservative time bound,
             // then exact frames).
             let earliest = (Double(start - longestClick - 2) / Double(sampleRate)) - settings.offset
-            var index = firstBeat(atOrAfter: earliest)
+            var index = Self.firstBeat(in: times, atOrAfter: earliest)
             while index < times.count {
-                let clickStart = clickFrame(ofBeat: index, offset: settings.offset)
+                let clickStart = Self.frame(of: times[index] + settings.offset, sampleRate: sampleRate)
                 if clickStart >= end { break }
                 let sound = accents[index] ? accentClick : normalClick
                 let from = max(start, clickStart)
@@ -144,7 +163,7 @@ public final class Mixer: @unchecked Sendable {
         return x < 0 ? -limited : limited
     }
 
-    private func firstBeat(atOrAfter t: TimeInterval) -> Int {
+    private static func firstBeat(in times: UnsafeMutableBufferPointer<Double>, atOrAfter t: TimeInterval) -> Int {
         var low = 0
         var high = times.count
         while low < high {

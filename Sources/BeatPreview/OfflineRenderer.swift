@@ -134,6 +134,9 @@ public struct PreviewMaterial: Sendable {
     public let audioURL: URL
     /// The beats as played.
     public let schedule: BeatSchedule
+    /// The beats moved half a beat later, as `beatmap edit --shift-beats ½` moves them
+    /// (``BeatMapEditor``), for the preview's `h`; `nil` when the map cannot take that shift.
+    public let laterSchedule: BeatSchedule?
     /// The audio file's own sample rate.
     public let sourceRate: Int
     /// Channels played: the file's for mono and stereo, 1 (a mix-down) for more.
@@ -215,6 +218,9 @@ public struct PreviewMaterial: Sendable {
         self.map = map
         self.audioURL = audioURL
         self.schedule = schedule
+        laterSchedule = (try? BeatMapEditor.apply(.shiftBeats(fraction: 0.5), to: map)).map {
+            BeatSchedule(map: $0.map)
+        }
         self.sourceRate = sourceRate
         self.channels = channels
         self.headerDuration = headerDuration
@@ -235,7 +241,9 @@ public struct PreviewMaterial: Sendable {
     /// A mixer of this map's clicks at `sampleRate` Hz.
     @available(macOS 15, iOS 18, tvOS 18, visionOS 2, *)
     public func mixer(sampleRate: Int) throws(PreviewError) -> Mixer {
-        Mixer(schedule: schedule, clicks: try clicks(sampleRate: sampleRate), channels: channels)
+        Mixer(
+            schedule: schedule, clicks: try clicks(sampleRate: sampleRate), channels: channels,
+            laterSchedule: laterSchedule)
     }
 }
 

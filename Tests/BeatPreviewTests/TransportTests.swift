@@ -12,10 +12,10 @@ struct TransportTests {
     func keys() {
         var decoder = TransportKeyDecoder()
         #expect(
-            decoder.decode(Array(" ,.+-=_lmcsq".utf8)) == [
+            decoder.decode(Array(" ,.+-=_lmchsq".utf8)) == [
                 .togglePause, .stepBeats(-1), .stepBeats(1), .nudge(1), .nudge(-1), .nudge(1), .nudge(-10), .toggleLoop,
                 .toggleMusic,
-                .toggleClicks, .save, .quit,
+                .toggleClicks, .halfBeat, .save, .quit,
             ])
         #expect(
             decoder.decode([0x1B, 0x5B, 0x43, 0x1B, 0x5B, 0x44, 0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x42]) == [
@@ -41,6 +41,9 @@ struct TransportTests {
         try #require(lines.count == 5)
         #expect(lines[2] == TransportKeyDecoder.helpLines[0])
         #expect(lines[4] == "hello")
+        snapshot.halfBeatLater = true
+        #expect(StatusView.lines(snapshot)[1] == "nudge +12 ms + ½ beat   loop bar 42   music on   clicks muted")
+        snapshot.halfBeatLater = false
         snapshot.sinceBeat = 0.3
         snapshot.playing = false
         #expect(StatusView.lines(snapshot)[0].hasPrefix("‖ 1:23.456"))
@@ -96,5 +99,48 @@ struct TransportTests {
         let before = try Data(contentsOf: url)
         #expect(throws: SaveError.self) { try next.save(offset: -2) }
         #expect(try Data(contentsOf: url) == before)
+    }
+
+    @Test("saving with h: every beat half a beat later (the editor's shift), then the nudge")
+    func saveHalfBeat() throws {
+        let folder = try TestAudio.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("m.beatmap.json")
+        let map = BeatMap(
+            audio: AudioReference(duration: 4), tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
+            beats: [0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
+        try BeatMapCodec.write(map, to: url, overwrite: true)
+        var saver = MapSaver(mapURL: url, original: map, validator: Validator())
+        _ = try saver.save(offset: 0.013, halfBeatLater: true)
+        let saved = try BeatMapCodec.read(from: url)
+        #expect(saved.beats.map { ($0 * 1000).rounded() } == [763, 1263, 1763, 2263, 2763, 3263])
+        #expect(saved.tempo?.first?.time == 0.763)
+        #expect(saved.tempo?.first?.beatsPerBar == 4)
+    }
+
+    @Test("the mixer clicks on the beats half a beat later when the settings say so, with nothing else changed")
+    func mixerHalfBeat() throws {
+        guard #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) else {
+            Issue.record("needs Synchronization (macOS 15)")
+            return
+        }
+        let rate = 8_000
+        let map = BeatMap(
+            audio: AudioReference(duration: 3), tempo: [TempoSegment(time: 0.5, bpm: 120)], beats: [0.5, 1.0, 1.5])
+        let later = try BeatMapEditor.apply(.shiftBeats(fraction: 0.5), to: map).map
+        let mixer = Mixer(
+            schedule: BeatSchedule(map: map), clicks: .synthesized(sampleRate: rate), channels: 1,
+            laterSchedule: BeatSchedule(map: later))
+        func firstSound(_ settings: MixSettings) -> Int? {
+            var output = [Float](repeating: 0, count: rate * 2)
+            output.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                mixer.render(from: 0, frames: rate * 2, music: nil, settings: settings, into: base)
+            }
+            return output.firstIndex { $0 != 0 }
+        }
+        #expect(firstSound(MixSettings()) == rate / 2)
+        #expect(firstSound(MixSettings(halfBeatLater: true)) == rate * 3 / 4)
+        #expect(firstSound(MixSettings(offset: 0.01, halfBeatLater: true)) == rate * 3 / 4 + rate / 100)
     }
 }

@@ -121,7 +121,8 @@ final class RealtimeContext: @unchecked Sendable {
         let settings = MixSettings(
             musicGain: musicGain, clickGain: clickGain, musicMuted: state.musicMuted.load(ordering: .relaxed),
             clicksMuted: state.clicksMuted.load(ordering: .relaxed),
-            offset: Double(state.offsetMicroseconds.load(ordering: .relaxed)) / 1_000_000)
+            offset: Double(state.offsetMicroseconds.load(ordering: .relaxed)) / 1_000_000,
+            halfBeatLater: state.halfBeatLater.load(ordering: .relaxed))
         let end = state.endFrame.load(ordering: .relaxed)
         var done = 0
         var finished = false

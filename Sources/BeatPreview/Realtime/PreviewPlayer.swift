@@ -336,8 +336,26 @@ public final class PreviewPlayer {
         transport.offsetMicroseconds.add(Int((milliseconds * 1000).rounded()), ordering: .relaxed)
     }
 
+    /// Whether the clicks sound half a beat after the map's beats (``toggleHalfBeat()``).
+    public var halfBeatLater: Bool { transport.halfBeatLater.load(ordering: .relaxed) }
+
+    /// Moves the clicks half a beat later (every beat by half of its own beat, as
+    /// ``PreviewMaterial/laterSchedule`` holds them), or back. Returns whether they are now later, or
+    /// `nil` when the map cannot take the shift. Nothing is allocated: both schedules are in the mixer.
+    public func toggleHalfBeat() -> Bool? {
+        guard material.laterSchedule != nil else { return nil }
+        let later = !halfBeatLater
+        transport.halfBeatLater.store(later, ordering: .relaxed)
+        return later
+    }
+
+    /// The beats as the clicks play them: the map's, or half a beat later.
+    public var schedule: BeatSchedule {
+        halfBeatLater ? (material.laterSchedule ?? material.schedule) : material.schedule
+    }
+
     /// The beat lookup over the nudged beats.
-    public var judge: HitJudge { HitJudge(beats: material.schedule.times.map { $0 + offset }) }
+    public var judge: HitJudge { HitJudge(beats: schedule.times.map { $0 + offset }) }
 
     /// Moves to the next (`count` > 0) or previous beat(s).
     public func step(beats count: Int) {
@@ -376,7 +394,7 @@ public final class PreviewPlayer {
             transport.loopStart.store(TransportState.none, ordering: .relaxed)
             return nil
         }
-        let schedule = material.schedule
+        let schedule = schedule
         guard let index = currentBeatIndex ?? (schedule.times.isEmpty ? nil : 0) else { return nil }
         let bar = schedule.barRange(containing: index)
         guard !bar.isEmpty else { return nil }

@@ -22,6 +22,8 @@ public final class TransportState: Sendable {
     public let musicMuted = Atomic<Bool>(false)
     /// Clicks muted.
     public let clicksMuted = Atomic<Bool>(false)
+    /// Clicks on the beats moved half a beat later (``MixSettings/halfBeatLater``).
+    public let halfBeatLater = Atomic<Bool>(false)
     /// First frame of the loop, or ``none``.
     public let loopStart = Atomic<Int>(TransportState.none)
     /// Frame after the loop's last frame, or ``none`` (no loop).

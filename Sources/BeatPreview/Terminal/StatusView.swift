@@ -34,6 +34,8 @@ public struct StatusSnapshot: Sendable, Equatable {
     public var clicksMuted: Bool
     /// The latest message (a save, a device problem).
     public var message: String
+    /// Whether the clicks sound half a beat after the map's beats (the preview's `h`).
+    public var halfBeatLater: Bool
 
     /// A snapshot.
     public init(
@@ -41,7 +43,7 @@ public struct StatusSnapshot: Sendable, Equatable {
         barPosition: BarPosition?,
         beatsPerBar: Int, barsKnown: Bool, bpm: Double?, sinceBeat: TimeInterval?, nudgeMilliseconds: Double,
         loopingBar: Int?,
-        musicMuted: Bool, clicksMuted: Bool, message: String
+        musicMuted: Bool, clicksMuted: Bool, message: String, halfBeatLater: Bool = false
     ) {
         self.position = position
         self.duration = duration
@@ -58,6 +60,7 @@ public struct StatusSnapshot: Sendable, Equatable {
         self.musicMuted = musicMuted
         self.clicksMuted = clicksMuted
         self.message = message
+        self.halfBeatLater = halfBeatLater
     }
 }
 
@@ -97,7 +100,8 @@ public enum StatusView {
             "\(time)  \(beat)  \(bar)  \(bpm)  \(pulse)",
         ]
         let first = candidates.first { $0.count <= width } ?? fit(candidates[candidates.count - 1], width: width)
-        let nudge = String(format: "nudge %+.0f ms", snapshot.nudgeMilliseconds)
+        let nudge =
+            String(format: "nudge %+.0f ms", snapshot.nudgeMilliseconds) + (snapshot.halfBeatLater ? " + ½ beat" : "")
         let loop = snapshot.loopingBar.map { "loop bar \($0)" } ?? "no loop"
         let second = fit(
             "\(nudge)   \(loop)   music \(snapshot.musicMuted ? "muted" : "on")   clicks \(snapshot.clicksMuted ? "muted" : "on")",

@@ -88,7 +88,7 @@ public struct TerminalTransport {
 
     /// The status lines for the player's current state.
     public func snapshot(message: String) -> StatusSnapshot {
-        let schedule = player.material.schedule
+        let schedule = player.schedule
         let index = player.currentBeatIndex
         let position = player.position
         let judge = player.judge
@@ -108,7 +108,8 @@ public struct TerminalTransport {
             barsKnown: schedule.barsAreKnown,
             bpm: index.map { schedule.bpm[$0] }, sinceBeat: index.map { position - judge.beats[$0] },
             nudgeMilliseconds: player.offset * 1000, loopingBar: player.loopedBar,
-            musicMuted: player.musicMuted, clicksMuted: player.clicksMuted, message: message)
+            musicMuted: player.musicMuted, clicksMuted: player.clicksMuted, message: message,
+            halfBeatLater: player.halfBeatLater)
     }
 
     /// Applies one command; returns the message to show, and whether to quit.
@@ -135,11 +136,21 @@ public struct TerminalTransport {
             player.toggleMusic()
         case .toggleClicks:
             player.toggleClicks()
+        case .halfBeat:
+            switch player.toggleHalfBeat() {
+            case true?: return ("clicks half a beat after the map's beats (h: back); s saves the map so", false)
+            case false?: return ("clicks on the map's beats", false)
+            case nil: return ("the map cannot move half a beat (too few beats inside the track)", false)
+            }
         case .save:
             do {
-                let outcome = try saver.save(offset: player.offset)
+                let outcome = try saver.save(offset: player.offset, halfBeatLater: player.halfBeatLater)
                 let backup = outcome.backupPath.map { "; the previous file is kept as \($0)" } ?? ""
-                return ("saved \(outcome.path) (\(String(format: "%+.0f", outcome.offset * 1000)) ms)\(backup)", false)
+                let half = player.halfBeatLater ? " and half a beat later" : ""
+                return (
+                    "saved \(outcome.path) (\(String(format: "%+.0f", outcome.offset * 1000)) ms\(half))\(backup)",
+                    false
+                )
             } catch {
                 return (error.localizedDescription, false)
             }

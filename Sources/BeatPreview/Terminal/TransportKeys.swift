@@ -18,6 +18,8 @@ public enum TransportCommand: Sendable, Equatable {
     case toggleMusic
     /// `c`: mute/unmute the clicks.
     case toggleClicks
+    /// `h`: the clicks half a beat later (again: back on the map's beats).
+    case halfBeat
     /// `s`: save the nudged map.
     case save
     /// `q`, Ctrl-C: quit.
@@ -35,7 +37,7 @@ public struct TransportKeyDecoder: Sendable {
     /// The key legend as the preview shows it: two lines, each within 80 columns.
     public static let helpLines = [
         "space pause · ←/→ ±5 s · ,/. ±1 beat · +/- nudge ±1 ms (↑/↓ or _ ±10 ms)",
-        "l loop bar · m music · c clicks · s save · q quit",
+        "l loop bar · m music · c clicks · h ½ beat later · s save · q quit",
     ]
 
     /// The keys on one line, as the docs and `--help` show them.
@@ -82,6 +84,7 @@ public struct TransportKeyDecoder: Sendable {
             case UInt8(ascii: "l"), UInt8(ascii: "L"): commands.append(.toggleLoop)
             case UInt8(ascii: "m"), UInt8(ascii: "M"): commands.append(.toggleMusic)
             case UInt8(ascii: "c"), UInt8(ascii: "C"): commands.append(.toggleClicks)
+            case UInt8(ascii: "h"), UInt8(ascii: "H"): commands.append(.halfBeat)
             case UInt8(ascii: "s"), UInt8(ascii: "S"): commands.append(.save)
             case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x03, 0x04: commands.append(.quit)
             default: break
