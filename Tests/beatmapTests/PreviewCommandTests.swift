@@ -98,7 +98,9 @@ struct PreviewCommandTests {
         #expect(elapsed < 20, "took \(elapsed) s")
     }
 
-    @Test("at a terminal (tmux, JACK dummy device): shows the transport, pauses, nudges, saves keeping a backup, quits")
+    @Test(
+        "at a terminal (tmux, JACK dummy device): shows the transport, pauses, nudges, moves the clicks half a beat, saves keeping a backup, quits"
+    )
     func interactive() throws {
         try #require(
             VirtualAudio.hasTool("tmux") && VirtualAudio.hasTool("jackd"),
@@ -155,6 +157,11 @@ struct PreviewCommandTests {
         #expect(try screen().components(separatedBy: "\n").first == paused.components(separatedBy: "\n").first)
         try keys("+", "+", "+", "Up")
         #expect(try screen().contains("nudge +13 ms"))
+        // h: the clicks half a beat later, and the save moves the beats so (120 BPM: 250 ms).
+        try keys("h")
+        let later = try screen()
+        #expect(later.contains("nudge +13 ms + ½ beat"), "\(later)")
+        #expect(later.contains("clicks half a beat after the map's beats"))
         try keys("s")
         let saved = try screen()
         #expect(saved.contains("saved"), "\(saved)")
@@ -164,7 +171,7 @@ struct PreviewCommandTests {
         #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         #expect(try Data(contentsOf: folder.appendingPathComponent("song.beatmap.json.bak")) == original)
         let text = try String(contentsOf: song.map, encoding: .utf8)
-        let first = String(format: "%.3f", song.beats[0] + 0.013)
+        let first = String(format: "%.3f", song.beats[0] + 0.25 + 0.013)
         #expect(text.contains(first), "\(text.prefix(300))")
     }
 

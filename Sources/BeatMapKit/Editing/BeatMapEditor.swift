@@ -71,8 +71,9 @@ public enum BeatMapEditor {
     /// Each tempo anchor moves by the same fraction of its own beat, so a grid's beats stay on its grid
     /// and a followed map's anchors on their beats; bars move with their beats (an anchor moved before
     /// the track's start goes on by whole bars, or beats, to the first inside it, and its segment is
-    /// dropped when no beat is left before the next anchor). Beats moved outside the track are dropped,
-    /// and anchors past its end with them.
+    /// dropped when no beat is left before the next anchor). Beats moved outside the track (before 0 s,
+    /// or at or after its end, where nothing sounds after them) are dropped, and anchors past its end
+    /// with them.
     static func shifted(_ map: BeatMap, byFraction fraction: Double) throws(BeatMapEditError) -> BeatMap {
         guard fraction.isFinite, fraction != 0, abs(fraction) < 1 else {
             throw .invalidValue("a beat shift must be a fraction of a beat between -1 and 1, and not 0")
@@ -86,7 +87,7 @@ public enum BeatMapEditor {
             return index + 1 < beats.count ? beats[index + 1] - beats[index] : beats[index] - beats[index - 1]
         }
         let moved = beats.indices.map { NumberFormatting.roundedToMicroseconds(beats[$0] + fraction * length(at: $0)) }
-            .filter { $0 >= 0 && $0 <= duration }
+            .filter { $0 >= 0 && $0 < duration }
         guard moved.count >= 2 else { throw .wouldBreak("the shift would leave fewer than two beats inside the track") }
         guard zip(moved.dropFirst(), moved).allSatisfy({ $0 > $1 }) else {
             throw .wouldBreak("the shift would put beats out of order where the tempo changes")
