@@ -71,15 +71,21 @@ struct TransportTests {
         #expect(StatusView.fit("abc", width: 80) == "abc")
     }
 
-    @Test("saving a nudge: validated, the previous file kept as .bak, written atomically; a bad nudge is refused")
-    func saveNudge() throws {
+    /// A 120 BPM map of six beats in 4/4 for 4 s of audio, written as `m.beatmap.json` in a new folder.
+    static func mapFile() throws -> (folder: URL, url: URL, map: BeatMap) {
         let folder = try TestAudio.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("m.beatmap.json")
         let map = BeatMap(
             audio: AudioReference(duration: 4), tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
             beats: [0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
         try BeatMapCodec.write(map, to: url, overwrite: true)
+        return (folder, url, map)
+    }
+
+    @Test("saving a nudge: validated, the previous file kept as .bak, written atomically; a bad nudge is refused")
+    func saveNudge() throws {
+        let (folder, url, map) = try Self.mapFile()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let original = try Data(contentsOf: url)
         var saver = MapSaver(mapURL: url, original: map, validator: Validator())
         let outcome = try saver.save(offset: 0.013)
@@ -103,13 +109,8 @@ struct TransportTests {
 
     @Test("saving with h: every beat half a beat later (the editor's shift), then the nudge")
     func saveHalfBeat() throws {
-        let folder = try TestAudio.folder()
+        let (folder, url, map) = try Self.mapFile()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent("m.beatmap.json")
-        let map = BeatMap(
-            audio: AudioReference(duration: 4), tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)],
-            beats: [0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
-        try BeatMapCodec.write(map, to: url, overwrite: true)
         var saver = MapSaver(mapURL: url, original: map, validator: Validator())
         _ = try saver.save(offset: 0.013, halfBeatLater: true)
         let saved = try BeatMapCodec.read(from: url)
