@@ -11,8 +11,9 @@ public struct EditedMap: Sendable, Equatable {
 }
 
 /// The map edits a mapper needs, as pure functions on ``BeatMap``: nudge, metric level, a shift by a
-/// fraction of a beat, meter, bar phase, trim and a tapped tempo (``BeatMapEdit``). `beatmap edit` and the studio's page both go
-/// through ``apply(_:to:)``; writing the result is ``MapFileSaver``'s.
+/// fraction of a beat, meter, bar phase, trim and a tapped tempo (``BeatMapEdit``). `beatmap edit`, the
+/// studio's page and `preview`'s save all go through ``apply(_:to:)``; writing the result is
+/// ``MapFileSaver``'s.
 ///
 /// Edits need the beats finite and increasing (what `validate` asks of every map). Times the edits
 /// compute are rounded to microseconds, as the file format writes them.
