@@ -110,7 +110,7 @@ let package = Package(
             name: "BeatPreviewTests",
             dependencies: ["BeatPreview", "BeatAudio", "BeatMapKit", "TestSynth"]
         ),
-        .testTarget(name: "BeatStudioTests", dependencies: ["BeatStudio", "BeatMapKit"]),
+        .testTarget(name: "BeatStudioTests", dependencies: ["BeatStudio", "BeatMapKit", "BeatAnalysis", "BeatAudio"]),
         .testTarget(
             name: "beatmapTests",
             dependencies: ["BeatMapKit", "beatmap", "TestSynth"],

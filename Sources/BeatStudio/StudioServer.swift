@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+public import BeatAudio
 public import BeatMapKit
 import BeatPreview
 public import Foundation
@@ -79,12 +80,17 @@ public struct StudioServer: Sendable {
 
     /// Opens the map at `map` with `audio` (default: the map's `audio.path`) and serves it until SIGINT
     /// or SIGTERM (or, without `stopOnSignals`, until the task is cancelled). `ready` gets the page's
-    /// address once the server listens.
+    /// address once the server listens. The findings read the audio through `audioInspector` (an onset
+    /// detector checks the beats against the music, as `validate --audio` does; its facts are kept for
+    /// the session, ``CachedAudioInspector``).
     public static func serve(
         map: URL, audio: URL?, options: StudioOptions = StudioOptions(), stopOnSignals: Bool = true,
+        audioInspector: any AudioInspector = SndfileAudioInspector(),
         ready: @escaping @Sendable (_ url: String, _ port: Int) async -> Void
     ) async throws(StudioError) -> StudioReport {
-        let session = try StudioSession(document: try StudioSession.document(map: map, audio: audio))
+        let session = try StudioSession(
+            document: try StudioSession.document(map: map, audio: audio),
+            validator: Validator(audioInspector: CachedAudioInspector(audioInspector)))
         return try await StudioServer(session: session, options: options).run(
             stopOnSignals: stopOnSignals, ready: ready)
     }
@@ -243,6 +249,7 @@ public struct StudioServer: Sendable {
             if let index = finding.beatIndex { object["index"] = .int(index) }
             if let time = finding.time, time.isFinite { object["time"] = .double(time) }
             if finding.count != 1 { object["count"] = .int(finding.count) }
+            if let fix = finding.fix.flatMap(fixValue) { object["fix"] = fix }
             return .object(object)
         }
         return .object(
@@ -253,6 +260,29 @@ public struct StudioServer: Sendable {
     }
 
     static func findings(_ report: FileReport) -> String { JSONWriter.compactString(findingsValue(report)) }
+
+    /// A finding's fix as the page offers it: the query of `POST /api/edit` that makes it (`query`, its
+    /// parameters) and what it does (`label`); `nil` for an edit the page does not make from a finding.
+    static func fixValue(_ fix: BeatMapEdit) -> JSONValue? {
+        var query = JSONObject()
+        switch fix {
+        case .nudge(let seconds):
+            query["op"] = .string("nudge")
+            query["ms"] = .double(NumberFormatting.roundedToMicroseconds(seconds) * 1000)
+        case .metricLevel(let level):
+            query["op"] = .string("metric")
+            query["ratio"] = .string(level.label)
+        case .shiftBeats(let fraction):
+            query["op"] = .string("shiftBeats")
+            query["fraction"] = .double(fraction)
+        case .shiftBars(let beats, .all):
+            query["op"] = .string("barPhase")
+            query["beats"] = .int(beats)
+        default:
+            return nil
+        }
+        return .object(JSONObject([("query", .object(query)), ("label", .string(fix.summary))]))
+    }
 
     static func audio(
         _ url: URL, request: Request, context: BasicRequestContext, headOnly: Bool = false

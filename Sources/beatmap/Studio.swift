@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import ArgumentParser
+import BeatAnalysis
 import BeatStudio
 import Foundation
 
@@ -38,7 +39,7 @@ struct Studio: AsyncParsableCommand {
         do {
             let report = try await StudioServer.serve(
                 map: URL(fileURLWithPath: map), audio: audio.map { URL(fileURLWithPath: $0) },
-                options: StudioOptions(port: port ?? 0)
+                options: StudioOptions(port: port ?? 0), audioInspector: OnsetAudioInspector()
             ) { url, _ in
                 Console.out(url + "\n")
                 if open && !BrowserOpener.open(url) { Console.warning("no browser could be started; open the address") }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import BeatAnalysis
+import BeatAudio
 import BeatMapKit
 import BeatStudio
 import Foundation
@@ -17,7 +19,7 @@ final class RunningStudio: Sendable {
     let origin: String
     private let task: Task<StudioReport, any Error>
 
-    init() async throws {
+    init(audioInspector: any AudioInspector = SndfileAudioInspector()) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("studio-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         self.folder = folder
@@ -31,7 +33,9 @@ final class RunningStudio: Sendable {
         let options = StudioOptions(port: 0, token: token)
         let mapFile = mapURL
         task = Task {
-            try await StudioServer.serve(map: mapFile, audio: nil, options: options, stopOnSignals: false) { _, port in
+            try await StudioServer.serve(
+                map: mapFile, audio: nil, options: options, stopOnSignals: false, audioInspector: audioInspector
+            ) { _, port in
                 continuation.yield(port)
                 continuation.finish()
             }
@@ -225,6 +229,55 @@ struct StudioServerTests {
         #expect(abs(firstAfter - firstBefore - 0.25) < 1e-6)
         let unknown = try await studio.client.send("POST", "/api/edit?op=explode", headers: headers, body: Array(map))
         #expect(unknown.status == 400)
+    }
+}
+
+/// Counts the inspections the studio asks of the real inspector it wraps.
+final class CountingInspector: AudioInspector, @unchecked Sendable {
+    // `@unchecked Sendable` is safe: `count` is only touched while `lock` is held.
+    private let inner: any AudioInspector
+    private let lock = NSLock()
+    private var count = 0
+    init(_ inner: any AudioInspector) { self.inner = inner }
+    var calls: Int { lock.withLock { count } }
+    func inspect(_ url: URL, computeHash: Bool) throws -> AudioFacts {
+        lock.withLock { count += 1 }
+        return try inner.inspect(url, computeHash: computeHash)
+    }
+}
+
+@Suite("studio findings against the audio", .serialized)
+struct StudioAudioFindingsTests {
+    @Test("a map half a beat out gets audio-offbeat with its fix; the fix's edit puts it back; the onsets are read once")
+    func offbeatFix() async throws {
+        let inspector = CountingInspector(OnsetAudioInspector())
+        let studio = try await RunningStudio(audioInspector: inspector)
+        defer { Task { await studio.stop() } }
+        let headers = [("Origin", studio.origin), ("X-Beatmap-Token", studio.token)]
+        let original = try BeatMapCodec.read(from: studio.mapURL)
+        let late = try BeatMapEditor.apply(.shiftBeats(fraction: 0.5), to: original).map
+        let body = Array(try BeatMapCodec.encode(late).utf8)
+        let response = try await studio.client.send("POST", "/api/validate", headers: headers, body: body)
+        #expect(response.status == 200)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let findings = try #require(report["findings"] as? [[String: Any]])
+        let offbeat = try #require(findings.first { $0["rule"] as? String == "audio-offbeat" })
+        let fix = try #require(offbeat["fix"] as? [String: Any])
+        #expect(fix["label"] as? String == "every beat half a beat earlier")
+        let query = try #require(fix["query"] as? [String: Any])
+        #expect(query["op"] as? String == "shiftBeats")
+        #expect(query["fraction"] as? Double == -0.5)
+        let edited = try await studio.client.send(
+            "POST", "/api/edit?op=shiftBeats&fraction=-0.5", headers: headers, body: body)
+        #expect(edited.status == 200)
+        let back = try #require(BeatMapCodec.decodedMap(edited.body))
+        let first = try #require(back.beats.first)
+        let originalFirst = try #require(original.beats.first)
+        #expect(abs(first - originalFirst) < 1e-6)
+        // A second validation reads the audio from the session's cache.
+        let calls = inspector.calls
+        _ = try await studio.client.send("POST", "/api/validate", headers: headers, body: body)
+        #expect(inspector.calls == calls)
     }
 }
 

@@ -141,3 +141,53 @@ public enum BeatMapEditError: Error, LocalizedError, Sendable, Equatable {
         }
     }
 }
+
+extension BeatMapEdit {
+    /// The edit in words, as `beatmap edit` reports it ("every beat half a beat earlier", "metric level
+    /// ×2", "nudge +12.0 ms").
+    public var summary: String { EditChanges.name(of: self) }
+
+    /// The edit as JSON, as the JSON reporter gives a finding's fix: `"edit"` names the operation
+    /// (`nudge` with `milliseconds`, `metric` with `ratio`, `shiftBeats` with `fraction`, `beatsPerBar`
+    /// with `beatsPerBar`, `shiftBars` with `beats`, `trim` with `from` and `to`, `tempo` with `bpm` and
+    /// `anchor`; a segment as `segment`, counted from 1, or `at`, seconds), then `summary`.
+    var jsonValue: JSONValue {
+        var object = JSONObject()
+        func segment(_ choice: SegmentChoice) {
+            switch choice {
+            case .all: break
+            case .index(let index): object["segment"] = .int(index + 1)
+            case .at(let time): object["at"] = .double(time)
+            }
+        }
+        switch self {
+        case .nudge(let seconds):
+            object["edit"] = .string("nudge")
+            object["milliseconds"] = .double(NumberFormatting.roundedToMicroseconds(seconds) * 1000)
+        case .metricLevel(let level):
+            object["edit"] = .string("metric")
+            object["ratio"] = .string(level.label)
+        case .shiftBeats(let fraction):
+            object["edit"] = .string("shiftBeats")
+            object["fraction"] = .double(fraction)
+        case .beatsPerBar(let perBar, let choice):
+            object["edit"] = .string("beatsPerBar")
+            object["beatsPerBar"] = .int(perBar)
+            segment(choice)
+        case .shiftBars(let beats, let choice):
+            object["edit"] = .string("shiftBars")
+            object["beats"] = .int(beats)
+            segment(choice)
+        case .trim(let from, let to):
+            object["edit"] = .string("trim")
+            object["from"] = .double(from)
+            object["to"] = .double(to)
+        case .tempo(let bpm, let anchor):
+            object["edit"] = .string("tempo")
+            object["bpm"] = .double(bpm)
+            object["anchor"] = .double(anchor)
+        }
+        object["summary"] = .string(summary)
+        return .object(object)
+    }
+}

@@ -2,7 +2,9 @@
 
 /// Machine-readable JSON:
 /// `{"summary":{"files":N,"errors":E,"warnings":W},"files":[{"path":…,"findings":[{"rule":…,"severity":…,"index":…,"time":…,"line":…,"column":…,"message":…}],"notes":[…]}]}`.
-/// A finding that sums up a rule's findings beyond the per-rule limit also has `"count"`. Each file
+/// A finding that sums up a rule's findings beyond the per-rule limit also has `"count"`, and one a
+/// rule knows the edit for has `"fix"` (`{"edit":"shiftBeats","fraction":-0.5,"summary":…}`, as
+/// `BeatMapEdit` describes it: what `beatmap edit` and the studio make). Each file
 /// lists the rules that did not check it (`"skipped":[{"rule":…,"reason":…}]`), and a map whose audio
 /// file is not there has `"missingAudio":{"path":…,"line":…,"column":…,"required":…}`; the summary
 /// counts those maps (`"missingAudio":N`).
@@ -29,6 +31,7 @@ public struct JSONReporter: Reporter {
                 object["column"] = .int(finding.location.column)
                 object["message"] = .string(finding.message)
                 if finding.count != 1 { object["count"] = .int(finding.count) }
+                if let fix = finding.fix { object["fix"] = fix.jsonValue }
                 return .object(object)
             }
             var object = JSONObject([

@@ -30,11 +30,14 @@ public struct Finding: Sendable, Equatable {
     /// How many findings this one stands for: 1, or, for the finding that sums up those of a rule
     /// beyond ``ValidationConfiguration/maximumFindingsPerRule``, how many were not listed.
     public var count: Int
+    /// The edit that fixes it, when the rule knows one (``BeatMapEditor`` makes it; `beatmap edit` and
+    /// the studio offer it).
+    public var fix: BeatMapEdit?
 
     /// A finding.
     public init(
         ruleID: String, severity: Severity, message: String, location: SourceLocation = .start,
-        beatIndex: Int? = nil, time: Double? = nil, count: Int = 1
+        beatIndex: Int? = nil, time: Double? = nil, count: Int = 1, fix: BeatMapEdit? = nil
     ) {
         self.ruleID = ruleID
         self.severity = severity
@@ -43,6 +46,7 @@ public struct Finding: Sendable, Equatable {
         self.beatIndex = beatIndex
         self.time = time
         self.count = count
+        self.fix = fix
     }
 }
 

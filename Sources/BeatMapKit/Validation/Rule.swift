@@ -90,16 +90,21 @@ public struct Violation: Sendable, Equatable {
     public var time: Double?
     /// How many violations this one stands for (more than 1 only for a summary of those not listed).
     public var count: Int
+    /// The edit that fixes it, when one does (the map's beats half a beat later, another metric level, a
+    /// nudge): ``BeatMapEditor`` makes it.
+    public var fix: BeatMapEdit?
 
-    /// A violation at `location`.
+    /// A violation at `location`, fixed by `fix` when one is given.
     public init(
-        _ message: String, at location: SourceLocation, beatIndex: Int? = nil, time: Double? = nil, count: Int = 1
+        _ message: String, at location: SourceLocation, beatIndex: Int? = nil, time: Double? = nil, count: Int = 1,
+        fix: BeatMapEdit? = nil
     ) {
         self.message = message
         self.location = location
         self.beatIndex = beatIndex
         self.time = time
         self.count = count
+        self.fix = fix
     }
 }
 

@@ -109,7 +109,7 @@ public struct Validator: Sendable {
         report.findings.append(
             Finding(
                 ruleID: description.id, severity: severity, message: violation.message, location: violation.location,
-                beatIndex: violation.beatIndex, time: violation.time, count: violation.count))
+                beatIndex: violation.beatIndex, time: violation.time, count: violation.count, fix: violation.fix))
     }
 
     /// Adds the violations `sink` kept, and one finding that sums up those it only counted.

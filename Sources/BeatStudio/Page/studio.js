@@ -332,6 +332,18 @@ function showFindings() {
     rule.className = "rule";
     rule.textContent = `[${finding.rule}] `;
     item.append(rule, finding.message);
+    if (finding.fix) {
+      // The rule's own fix, made by the server's editor like every edit of the page (undo takes it back).
+      const fix = document.createElement("button");
+      fix.className = "fix";
+      fix.textContent = "fix";
+      fix.title = finding.fix.label;
+      fix.addEventListener("click", (event) => {
+        event.stopPropagation();
+        edit(new URLSearchParams(finding.fix.query).toString(), finding.fix.label);
+      });
+      item.append(" ", fix);
+    }
     const time = findingTime(finding);
     if (time !== null) {
       item.title = `seek to ${clockText(time)}`;

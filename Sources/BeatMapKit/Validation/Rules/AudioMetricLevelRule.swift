@@ -63,7 +63,7 @@ public struct AudioMetricLevelRule: ValidationRule {
         sink.report(
             Violation(
                 Message.betterLevel(level, ratio: ratio, profile: profile),
-                at: context.source.location(ofMember: "beats")))
+                at: context.source.location(ofMember: "beats"), fix: .metricLevel(level)))
     }
 
     /// The rule's messages.

@@ -109,7 +109,8 @@ public struct AudioMisalignedRule: ValidationRule {
         sink.report(
             Violation(
                 Message.misaligned(offset: offset, matched: matched, of: context.map.beats.count),
-                at: context.source.location(ofMember: "beats")))
+                at: context.source.location(ofMember: "beats"),
+                fix: .nudge(seconds: NumberFormatting.roundedToMicroseconds(offset))))
     }
 
     /// The rule's messages.

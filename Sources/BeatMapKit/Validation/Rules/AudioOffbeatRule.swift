@@ -70,7 +70,7 @@ public struct AudioOffbeatRule: ValidationRule {
         sink.report(
             Violation(
                 Message.offbeat(ratio: ratio, strongerMidpoints: profile.strongerMidpoints, shift: shift),
-                at: context.source.location(ofMember: "beats")))
+                at: context.source.location(ofMember: "beats"), fix: .shiftBeats(fraction: shift < 0 ? -0.5 : 0.5)))
     }
 
     /// The rule's messages.

@@ -89,7 +89,8 @@ public struct BarPhaseRule: ValidationRule {
                 Message.disagree(
                     shift: shift, perBar: perBar, confidence: reading.confidence,
                     audioDownbeat: map.beats[audioDownbeat], mapDownbeat: map.beats[firstDownbeat]),
-                at: context.source.location(ofMember: "tempo")))
+                at: context.source.location(ofMember: "tempo"),
+                fix: .shiftBars(beats: shift <= perBar / 2 ? shift : shift - perBar, segment: .all)))
     }
 
     /// The rule's messages.
