@@ -248,7 +248,8 @@ final class CountingInspector: AudioInspector, @unchecked Sendable {
 
 @Suite("studio findings against the audio", .serialized)
 struct StudioAudioFindingsTests {
-    @Test("a map half a beat out gets audio-offbeat with its fix; the fix's edit puts it back; the onsets are read once")
+    @Test(
+        "a map half a beat out gets audio-offbeat with its fix; the fix's edit puts it back; the onsets are read once")
     func offbeatFix() async throws {
         let inspector = CountingInspector(OnsetAudioInspector())
         let studio = try await RunningStudio(audioInspector: inspector)
