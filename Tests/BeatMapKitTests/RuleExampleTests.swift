@@ -38,6 +38,43 @@ struct RuleExampleTests {
         }
     }
 
+    /// The rules that know the edit that fixes their finding.
+    static let fixable = ["audio-misaligned", "audio-offbeat", "audio-metric-level", "bar-phase"]
+
+    @Test("a finding's fix, made by the editor, clears it: every triggering example", arguments: fixable)
+    func fixes(id: String) throws {
+        let rule = try #require(Self.rules.first { $0.id == id })
+        for example in rule.triggeringExamples {
+            let hit = try #require(findings(example).first { $0.ruleID == id })
+            let fix = try #require(hit.fix, "\(id) gave no fix for:\n\(example.text)")
+            guard case .map(let map, _) = BeatMapCodec.decode(Array(example.text.utf8)) else {
+                Issue.record("the example is not a map")
+                return
+            }
+            let fixed = try BeatMapEditor.apply(fix, to: map).map
+            let again = Validator(configuration: example.configuration).validate(
+                bytes: Array(try BeatMapCodec.encode(fixed).utf8), path: "fixed.beatmap.json", audio: example.audio)
+            #expect(!again.findings.contains { $0.ruleID == id }, "\(id) after \(fix.summary):\n\(example.text)")
+        }
+    }
+
+    @Test("JSON gives a finding's fix as the edit, its values and its summary")
+    func fixInJSON() throws {
+        let rule = try #require(Self.rules.first { $0.id == "audio-offbeat" })
+        let example = try #require(rule.triggeringExamples.first)
+        let report = Validator(configuration: example.configuration).validate(
+            bytes: Array(example.text.utf8), path: "example.beatmap.json", audio: example.audio)
+        let text = JSONReporter().generate(ValidationReport(files: [report]))
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let files = try #require(root["files"] as? [[String: Any]])
+        let found = try #require(files.first?["findings"] as? [[String: Any]])
+        let offbeat = try #require(found.first { $0["rule"] as? String == "audio-offbeat" })
+        let fix = try #require(offbeat["fix"] as? [String: Any])
+        #expect(fix["edit"] as? String == "shiftBeats")
+        #expect(fix["fraction"] as? Double == -0.5)
+        #expect(fix["summary"] as? String == "every beat half a beat earlier")
+    }
+
     @Test("rule ids are unique and stable")
     func ids() {
         #expect(
