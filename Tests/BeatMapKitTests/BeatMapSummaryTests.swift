@@ -53,6 +53,30 @@ struct BeatMapSummaryTests {
         #expect(summary.text.contains("150 BPM from 0:02.100, 1 beat;"))
     }
 
+    @Test("the analysis's other levels are listed with their tempi, in text and JSON; a map without them has no line")
+    func otherLevels() throws {
+        let beats: [Double] = [0.5, 1.0, 1.5, 2.0]
+        let alternatives: JSONValue = .array([
+            .object(JSONObject([("ratio", .string("½")), ("bpm", .double(60)), ("score", .double(4.1))])),
+            .object(JSONObject([("ratio", .string("×2")), ("bpm", .double(240)), ("score", .double(2.2))])),
+            .object(JSONObject([("ratio", .string("broken"))])),
+        ])
+        var map = BeatMap(
+            audio: AudioReference(duration: 4), tempo: [TempoSegment(time: 0.5, bpm: 120)], beats: beats,
+            analysis: .object(JSONObject([("alternatives", alternatives)])))
+        let summary = BeatMapSummary(map: map, path: "m", report: FileReport(path: "m"))
+        #expect(summary.otherLevels == [.init(ratio: "½", bpm: 60), .init(ratio: "×2", bpm: 240)])
+        let line = try #require(summary.text.split(separator: "\n").first { $0.contains("levels") })
+        #expect(line.contains("½ 60 BPM, ×2 240 BPM (the analysis's other readings of the beat, best first)"))
+        let levels = try #require(summary.json.objectValue?["otherLevels"]?.arrayValue)
+        #expect(levels.map { $0.objectValue?["ratio"]?.stringValue } == ["½", "×2"])
+        #expect(levels.map { $0.objectValue?["bpm"]?.doubleValue } == [60, 240])
+        map.analysis = nil
+        let none = BeatMapSummary(map: map, path: "m", report: FileReport(path: "m"))
+        #expect(!none.text.contains("levels"))
+        #expect(none.otherLevels.isEmpty)
+    }
+
     @Test("without a tempo map the tempo is inferred and said to be")
     func inferred() {
         let map = BeatMap(audio: AudioReference(duration: 10), beats: [1, 1.5, 2, 2.5, 3])

@@ -19,6 +19,20 @@ public struct BeatMapSummary: Sendable, Equatable {
         public var beatCount: Int
     }
 
+    /// Another metric level the analysis read (`analysis.alternatives`): what switching to it gives.
+    public struct OtherLevel: Sendable, Equatable {
+        /// The ratio to the map's level: `×2`, `½`, `⅔` or `3⁄2`.
+        public var ratio: String
+        /// Its tempo.
+        public var bpm: Double
+
+        /// A level at `ratio` to the map's, at `bpm`.
+        public init(ratio: String, bpm: Double) {
+            self.ratio = ratio
+            self.bpm = bpm
+        }
+    }
+
     /// The validator's verdict in numbers.
     public struct Verdict: Sendable, Equatable {
         /// Error findings.
@@ -76,6 +90,9 @@ public struct BeatMapSummary: Sendable, Equatable {
     public var verdict: Verdict
     /// The validator's remarks that are not findings (an inferred tempo, audio checks skipped).
     public var notes: [String]
+    /// The other metric levels the map's analysis lists (`analysis.alternatives`, best first), which a
+    /// metric-level edit switches to; empty for a map that lists none.
+    public var otherLevels: [OtherLevel]
 
     /// The summary of `map` read from `path`, with the validator's `report` on it.
     public init(map: BeatMap, path: String, report: FileReport) {
@@ -110,6 +127,12 @@ public struct BeatMapSummary: Sendable, Equatable {
         }
 
         firstDownbeat = BarPositions.positions(of: map).firstIndex { $0 == 1 }.map { map.beats[$0] }
+        otherLevels = (map.analysis?.objectValue?["alternatives"]?.arrayValue ?? []).compactMap { entry in
+            guard let object = entry.objectValue, let ratio = object["ratio"]?.stringValue,
+                let bpm = object["bpm"]?.doubleValue, bpm.isFinite, bpm > 0
+            else { return nil }
+            return OtherLevel(ratio: ratio, bpm: bpm)
+        }
         notes = report.notes
         var byRule: [String: Int] = [:]
         for finding in report.findings { byRule[finding.ruleID, default: 0] += 1 }
@@ -189,6 +212,10 @@ public struct BeatMapSummary: Sendable, Equatable {
             lines.append(("tempo", header + parts.joined(separator: "; ")))
         }
         lines.append(("meter", meterText))
+        if !otherLevels.isEmpty {
+            let levels = otherLevels.map { "\($0.ratio) \(Self.bpm($0.bpm))" }.joined(separator: ", ")
+            lines.append(("levels", levels + " (the analysis's other readings of the beat, best first)"))
+        }
         if let firstBeat, let lastBeat {
             lines.append(("beats", "\(beatCount), first \(Self.s(firstBeat)), last \(Self.s(lastBeat))"))
         } else {
@@ -287,6 +314,13 @@ public struct BeatMapSummary: Sendable, Equatable {
                         ]))
                 ),
                 ("notes", .array(notes.map { .string($0) })),
+                (
+                    "otherLevels",
+                    .array(
+                        otherLevels.map { level in
+                            .object(JSONObject([("ratio", .string(level.ratio)), ("bpm", .double(level.bpm))]))
+                        })
+                ),
             ]))
     }
 }
