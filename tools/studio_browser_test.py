@@ -104,6 +104,8 @@ def main():
             return {wave, beat, width: c.width, height: c.height};""")
         check(drawn["wave"] > 1000, f"the waveform is drawn ({drawn['wave']} pixels)")
         check(drawn["beat"] > 500, f"beats are drawn ({drawn['beat']} pixels)")
+        # The first check also detects the audio's onsets (kept for the session), so it may take a moment.
+        wait_for(driver, "return window.beatmapStudio.findings() !== null", 60, "the first findings")
         findings = driver.execute_script("return window.beatmapStudio.findings()")
         check(findings is not None and findings["errors"] == 0, "the findings panel shows the validator's result")
 
