@@ -190,7 +190,26 @@ struct Validate: AsyncParsableCommand {
         help: "Offset between beats and onsets that audio-misaligned reports (default 15).")
     var misalignmentMs: Double?
 
+    @Flag(
+        help: """
+            Make the fixes the findings name (audio-metric-level, audio-offbeat, audio-misaligned, bar-phase; \
+            needs --audio), each kept only if the map then passes that rule, write each fixed map (validated, \
+            atomically, the previous version kept as MAP.bak), then report the maps as they are left.
+            """)
+    var fix = false
+
+    @Flag(name: .customLong("no-backup"), help: "With --fix, do not keep the previous version as MAP.bak.")
+    var noBackup = false
+
     func validate() throws {
+        if fix && !alignment {
+            throw ValidationError(
+                "--fix makes the fixes of the rules that check the beats against the audio: add --audio")
+        }
+        if noBackup && !fix { throw ValidationError("--no-backup goes with --fix") }
+        if fix && paths.contains(where: StandardStreams.isDash) {
+            throw ValidationError("--fix writes the fixed map to its file: give the map's path, not -")
+        }
         if alignment && rules.noAudio { throw ValidationError("--audio and --no-audio cannot be used together") }
         if let misalignmentMs, !(misalignmentMs.isFinite && misalignmentMs >= 0) {
             throw ValidationError("--misalignment-ms must be a non-negative number")
@@ -204,8 +223,11 @@ struct Validate: AsyncParsableCommand {
         do {
             let configuration = try rules.configuration(misalignmentMs: misalignmentMs)
             let inspector: any AudioInspector = alignment ? OnsetAudioInspector() : SndfileAudioInspector()
-            let report = try await Validator(configuration: configuration, audioInspector: inspector).validate(
-                paths: paths, standardInput: StandardStreams.readInput)
+            let validator = Validator(configuration: configuration, audioInspector: inspector)
+            let report =
+                fix
+                ? try await validator.fix(paths: paths, keepsBackup: !noBackup)
+                : try await validator.validate(paths: paths, standardInput: StandardStreams.readInput)
             Console.out(try format.reporter(strict: strict).generate(report))
             if report.fails(strict: strict) { throw Exit.failure }
         } catch let error as BeatMapKit.ValidationError {

@@ -7,7 +7,10 @@
 /// `BeatMapEdit` describes it: what `beatmap edit` and the studio make). Each file
 /// lists the rules that did not check it (`"skipped":[{"rule":…,"reason":…}]`), and a map whose audio
 /// file is not there has `"missingAudio":{"path":…,"line":…,"column":…,"required":…}`; the summary
-/// counts those maps (`"missingAudio":N`).
+/// counts those maps (`"missingAudio":N`). A file fixed before it was checked has `"fixed"`, the fixes
+/// made (`[{"rule":…,"edit":…,…,"changes":[…]}]`), and `"backup"`, where its previous content was kept;
+/// one whose fixes could not be written has `"fixFailure"`; the summary then counts the fixes
+/// (`"fixed":N`).
 public struct JSONReporter: Reporter {
     public static let identifier = "json"
     /// Words skip reasons.
@@ -48,6 +51,19 @@ public struct JSONReporter: Reporter {
                         })
                 ),
             ])
+            if !file.fixes.isEmpty {
+                object["fixed"] = .array(
+                    file.fixes.map { fix in
+                        var made = JSONObject([("rule", .string(fix.ruleID))])
+                        if case .object(let edit) = fix.edit.jsonValue {
+                            for (key, value) in edit.members { made[key] = value }
+                        }
+                        made["changes"] = .array(fix.changes.map(JSONValue.string))
+                        return .object(made)
+                    })
+            }
+            if let backup = file.backupPath { object["backup"] = .string(backup) }
+            if let failure = file.fixFailure { object["fixFailure"] = .string(failure) }
             if let missing = file.missingAudio {
                 object["missingAudio"] = .object(
                     JSONObject([
@@ -57,17 +73,14 @@ public struct JSONReporter: Reporter {
             }
             return .object(object)
         }
-        let root = JSONObject([
-            (
-                "summary",
-                .object(
-                    JSONObject([
-                        ("files", .int(report.files.count)), ("errors", .int(report.errorCount)),
-                        ("warnings", .int(report.warningCount)), ("missingAudio", .int(report.missingAudioCount)),
-                    ]))
-            ),
-            ("files", .array(files)),
+        var summary = JSONObject([
+            ("files", .int(report.files.count)), ("errors", .int(report.errorCount)),
+            ("warnings", .int(report.warningCount)), ("missingAudio", .int(report.missingAudioCount)),
         ])
+        if report.files.contains(where: { !$0.fixes.isEmpty || $0.fixFailure != nil }) {
+            summary["fixed"] = .int(report.fixCount)
+        }
+        let root = JSONObject([("summary", .object(summary)), ("files", .array(files))])
         return JSONWriter.string(.object(root)) + "\n"
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-/// `path:line:col: error: [rule] message`, one line per finding, notes, then a summary line.
+/// `path:line:col: error: [rule] message`, one line per finding, after the fixes made and the notes, then a
+/// summary line.
 public struct TextReporter: Reporter {
     public static let identifier = "text"
 
@@ -13,6 +14,11 @@ public struct TextReporter: Reporter {
     public func generate(_ report: ValidationReport) -> String {
         var out = ""
         for file in report.files {
+            for fix in file.fixes {
+                out += "\(file.path):1:1: note: fixed [\(fix.ruleID)] \(fix.changes.first ?? fix.edit.summary)\n"
+            }
+            if let backup = file.backupPath { out += "\(file.path):1:1: note: previous version kept as \(backup)\n" }
+            if let failure = file.fixFailure { out += "\(file.path):1:1: error: fixes not written: \(failure)\n" }
             for note in file.notes { out += "\(file.path):1:1: note: \(note)\n" }
             for finding in file.findings {
                 out +=

@@ -63,6 +63,14 @@ public struct FileReport: Sendable, Equatable {
     public var skipped: [SkippedCheck]
     /// The audio file the map names, when it is not there.
     public var missingAudio: MissingAudio?
+    /// The fixes made to the file before these findings were found (``Validator/fix(paths:keepsBackup:)``),
+    /// in the order they were made; empty when the file was only checked.
+    public var fixes: [MadeFix] = []
+    /// Where the file's content before the fixes was kept, if a backup was made.
+    public var backupPath: String?
+    /// Why fixes that were found could not be written, if they could not: the file is unchanged and
+    /// the run fails.
+    public var fixFailure: String?
 
     /// A report for `path`.
     public init(
@@ -100,6 +108,29 @@ public struct ValidationReport: Sendable, Equatable {
     /// How many maps name an audio file that is not there.
     public var missingAudioCount: Int { files.reduce(0) { $0 + ($1.missingAudio == nil ? 0 : 1) } }
 
-    /// Whether the run fails: any error, or any warning when `strict`.
-    public func fails(strict: Bool) -> Bool { errorCount > 0 || (strict && warningCount > 0) }
+    /// Number of fixes made, over all files.
+    public var fixCount: Int { files.reduce(0) { $0 + $1.fixes.count } }
+
+    /// Whether the run fails: any error, any warning when `strict`, or a file whose fixes could not be
+    /// written.
+    public func fails(strict: Bool) -> Bool {
+        errorCount > 0 || (strict && warningCount > 0) || files.contains { $0.fixFailure != nil }
+    }
+}
+
+/// A fix made to a map file: the edit a finding named, made before the file was checked again.
+public struct MadeFix: Sendable, Equatable {
+    /// The rule whose finding the edit fixed.
+    public var ruleID: String
+    /// The edit.
+    public var edit: BeatMapEdit
+    /// What it changed, as ``BeatMapEditor`` says it (the first line is the headline).
+    public var changes: [String]
+
+    /// The fix of `ruleID`'s finding by `edit`, which changed `changes`.
+    public init(ruleID: String, edit: BeatMapEdit, changes: [String]) {
+        self.ruleID = ruleID
+        self.edit = edit
+        self.changes = changes
+    }
 }

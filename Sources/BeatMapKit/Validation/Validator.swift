@@ -28,11 +28,16 @@ public enum ValidationError: Error, LocalizedError, Sendable, Equatable {
     case noSuchPath(String)
     /// A folder holds no `*.beatmap.json` files.
     case noMaps(String)
+    /// Fixes were asked for a map read from standard input, which has no file to write them to.
+    case cannotFixStandardInput
 
     public var errorDescription: String? {
         switch self {
         case .noSuchPath(let path): return "\(path): no such file or directory"
         case .noMaps(let path): return "\(path): no *\(BeatMap.fileExtension) files found"
+        case .cannotFixStandardInput:
+            return
+                "\(MapFileFinder.standardInputName): a map read from standard input has no file to fix: give its path"
         }
     }
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-public import BeatMapKit
 public import Foundation
 
 /// An ``AudioInspector`` that asks `inspector` once per file and hash request, then answers from what it
-/// kept: the studio validates the map after every edit, and its one audio file does not change while
-/// it is open, so its onsets (seconds of analysis for a long song) are detected once.
+/// kept. A map checked again and again against one audio file (the studio after every edit, a fix
+/// checked before it is kept) has its audio's onsets (seconds of analysis for a long song) detected
+/// once.
 ///
 /// `@unchecked Sendable` is safe: `facts` is only read or written while `lock` is held, and `inspector`
 /// is `Sendable` and never replaced.

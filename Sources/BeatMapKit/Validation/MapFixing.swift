@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+public import Foundation
+
+extension Validator {
+    /// The rules whose findings' fixes ``fix(paths:keepsBackup:)`` makes, in the order it makes them:
+    /// the metric level first (it changes which beats the map holds), then the half-beat shift, then
+    /// the small offset (both measured on the beats the level leaves), then the bar lines (placed on the
+    /// beats the others leave).
+    public static let fixOrder = [
+        AudioMetricLevelRule.description.id, AudioOffbeatRule.description.id, AudioMisalignedRule.description.id,
+        BarPhaseRule.description.id,
+    ]
+
+    /// Validates files and folders as ``validate(paths:standardInput:)`` does, first making in each map
+    /// file the fixes its findings name (``Finding/fix``), one rule at a time in ``fixOrder``.
+    ///
+    /// A fix is kept only when the map checked again no longer has that rule's finding and has no more
+    /// errors; otherwise it is undone and a note says so. A file with fixes kept is written once, through
+    /// ``MapFileSaver`` (validated, its previous content kept as `NAME.bak` when `keepsBackup`, replaced
+    /// atomically). Each report is of the file as it is left; it lists the fixes made
+    /// (``FileReport/fixes``), or why they could not be written (``FileReport/fixFailure``). Each file's
+    /// audio is inspected once however often its map is checked.
+    public func fix(paths: [String], keepsBackup: Bool = true) async throws(ValidationError) -> ValidationReport {
+        let files = try MapFileFinder.find(paths)
+        if files.contains(where: \.isStandardInput) { throw .cannotFixStandardInput }
+        let reports = await Concurrently.map(count: files.count, width: Concurrently.availableCores) { index in
+            self.fixFile(at: files[index].url, path: files[index].path, keepsBackup: keepsBackup)
+        }
+        return ValidationReport(files: reports)
+    }
+
+    /// Makes the fixes the findings of the map file at `url` (shown as `path`) name, writes the map when
+    /// any is kept, and returns the report of the file as it is left (see ``fix(paths:keepsBackup:)``).
+    public func fixFile(at url: URL, path: String, keepsBackup: Bool = true) -> FileReport {
+        let checker = Validator(
+            configuration: configuration, audioInspector: audioInspector.map(CachedAudioInspector.init))
+        let bytes: [UInt8]
+        do { bytes = try BeatMapCodec.readBytes(of: url) } catch { return checker.validateFile(at: url, path: path) }
+        var report = checker.validate(bytes: bytes, path: path, mapURL: url)
+        guard report.findings.contains(where: { $0.fix != nil }),
+            case .map(let original, _) = BeatMapCodec.decode(bytes)
+        else { return report }
+        var map = original
+        var fixes: [MadeFix] = []
+        var notes: [String] = []
+        for ruleID in Self.fixOrder {
+            let found = report.findings.filter { $0.ruleID == ruleID }
+            guard let edit = found.lazy.compactMap(\.fix).first else { continue }
+            let edited: EditedMap
+            do { edited = try BeatMapEditor.apply(edit, to: map) } catch {
+                notes.append("not fixed: [\(ruleID)] \(edit.summary): \(error.localizedDescription)")
+                continue
+            }
+            guard edited.map != map, let text = try? BeatMapCodec.encode(edited.map) else { continue }
+            let checked = checker.validate(bytes: Array(text.utf8), path: path, mapURL: url)
+            let remaining = checked.findings.filter { $0.ruleID == ruleID }.count
+            guard remaining < found.count, checked.errorCount <= report.errorCount else {
+                notes.append(
+                    "not fixed: [\(ruleID)] \(edit.summary) was tried and undone: "
+                        + (remaining >= found.count ? "the map checked again still has the finding" : "it adds errors"))
+                continue
+            }
+            map = edited.map
+            report = checked
+            fixes.append(MadeFix(ruleID: ruleID, edit: edit, changes: edited.changes))
+        }
+        report.notes += notes
+        guard !fixes.isEmpty else { return report }
+        var saver = MapFileSaver(mapURL: url, original: original, validator: checker, keepsBackup: keepsBackup)
+        do {
+            let outcome = try saver.save(map)
+            report.fixes = fixes
+            // The backup's path as the user wrote the map's: the same suffix after it.
+            report.backupPath = outcome.backupPath.map { path + $0.dropFirst(url.path.count) }
+            return report
+        } catch {
+            var unchanged = checker.validate(bytes: bytes, path: path, mapURL: url)
+            unchanged.notes += notes
+            unchanged.fixFailure = error.localizedDescription
+            return unchanged
+        }
+    }
+}
