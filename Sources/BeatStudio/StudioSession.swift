@@ -119,7 +119,7 @@ public actor StudioSession {
         return try editor.apply(edit, to: map)
     }
 
-    /// Validates map text `bytes` and, unless it has more errors than the file had when opened, keeps the
+    /// Validates map text `bytes` and, unless a rule the file passed when opened finds an error, keeps the
     /// file as `.bak` (first save) and replaces it atomically — the preview's save.
     public func save(_ bytes: [UInt8]) -> StudioSaveResult {
         guard case .map(let map, _) = BeatMapCodec.decode(bytes) else {

@@ -12,8 +12,8 @@ struct Edit: ParsableCommand {
         discussion: """
             The edits given are made in this order: --metric, --shift-beats, --beats-per-bar, --shift-bar, --nudge,
             --trim.
-            The result is checked with the validator and written only when it has no more errors than the
-            map had; the previous file is kept as MAP.bak (MAP.bak.2, … if that exists) unless --no-backup.
+            The result is checked with the validator and written only when no rule the map passed finds an
+            error in it; the previous file is kept as MAP.bak (MAP.bak.2, … if that exists) unless --no-backup.
             Nothing is written when an edit fails. Negative values may follow their flag: --nudge -12.
 
             \(Exit.summary) 0 includes nothing to change; 2 includes an edit the map cannot take.

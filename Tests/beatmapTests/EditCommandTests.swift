@@ -91,4 +91,35 @@ struct EditCommandTests {
         #expect(try Data(contentsOf: url) == before)
         #expect(!FileManager.default.fileExists(atPath: url.path + ".bak"))
     }
+
+    @Test("a beat list that already fails off-grid (its tempo drifts) can be doubled; a new failing rule is refused")
+    func alreadyFailing() throws {
+        let folder = try CLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // 60 beats accelerating from 100 to about 112 BPM: off its one inferred grid by up to 90 ms.
+        var beats: [Double] = [0.5]
+        for index in 1..<60 { beats.append(beats[index - 1] + 0.6 * (1 - 0.002 * Double(index))) }
+        let text =
+            "{ \"version\": 1, \"audio\": { \"duration\": 40 }, \"beats\": [\(beats.map { String($0) }.joined(separator: ", "))] }\n"
+        let url = folder.appendingPathComponent("map.beatmap.json")
+        try Data(text.utf8).write(to: url)
+        let checked = try CLI.run(["validate", "--no-config", "map.beatmap.json"], in: folder)
+        #expect(checked.status == 1)
+        #expect(checked.stdout.contains("[off-grid]"), "\(checked.stdout)")
+        #expect(!checked.stdout.contains("[out-of-duration]"))
+
+        let doubled = try CLI.run(["edit", "map.beatmap.json", "--metric", "x2", "--no-backup"], in: folder)
+        #expect(doubled.status == 0, "\(doubled.stderr)")
+        let map = try BeatMapCodec.read(from: url)
+        // Every beat kept at an even index, a midpoint between each pair (and one after the last).
+        try #require(map.beats.count >= 2 * beats.count - 1)
+        #expect(beats.indices.allSatisfy { abs(map.beats[2 * $0] - beats[$0]) <= 1e-6 })
+        #expect(abs(map.beats[1] - (beats[0] + beats[1]) / 2) <= 1e-6)
+
+        let before = try Data(contentsOf: url)
+        let early = try CLI.run(["edit", "map.beatmap.json", "--nudge", "-1000"], in: folder)
+        #expect(early.status == 2)
+        #expect(early.stderr.contains("out-of-duration"), "a rule the map passed now fails: \(early.stderr)")
+        #expect(try Data(contentsOf: url) == before)
+    }
 }

@@ -21,7 +21,7 @@ public struct SaveOutcome: Sendable, Equatable {
 
 /// Why an edited map was not saved.
 public enum SaveError: Error, LocalizedError, Sendable, Equatable {
-    /// The edited map has validation errors the original did not have.
+    /// The edited map has errors of rules the original passed.
     case invalid(path: String, problems: [String])
     /// Writing failed.
     case write(String)
@@ -39,7 +39,7 @@ public enum SaveError: Error, LocalizedError, Sendable, Equatable {
 
 /// Writes edited maps over their file: the one save path of every tool that edits a map (the preview's
 /// nudge, `beatmap edit`, the studio). The edited map is checked with the validator first and refused
-/// when it has more errors than the original; the file's previous content is kept as `NAME.bak` (or
+/// when a rule the original passed finds an error in it (``FileReport/errors(ofRulesPassedBy:)``); the file's previous content is kept as `NAME.bak` (or
 /// `NAME.bak.2`, … — never overwriting a backup) on the first save unless backups are off; the file is
 /// then replaced atomically.
 public struct MapFileSaver: Sendable {
@@ -68,15 +68,13 @@ public struct MapFileSaver: Sendable {
         let text: String
         do { text = try BeatMapCodec.encode(edited) } catch { throw .write(error.localizedDescription) }
         let report = validator.validate(bytes: Array(text.utf8), path: mapURL.path, mapURL: mapURL)
-        let before: Int
-        if let originalText = try? BeatMapCodec.encode(original) {
-            before = validator.validate(bytes: Array(originalText.utf8), path: mapURL.path, mapURL: mapURL).errorCount
-        } else {
-            before = 0
-        }
-        if report.errorCount > before {
-            let problems = report.findings.filter { $0.severity == .error }.map { "\($0.ruleID): \($0.message)" }
-            throw .invalid(path: mapURL.path, problems: problems)
+        let before =
+            (try? BeatMapCodec.encode(original)).map {
+                validator.validate(bytes: Array($0.utf8), path: mapURL.path, mapURL: mapURL)
+            } ?? FileReport(path: mapURL.path)
+        let broken = report.errors(ofRulesPassedBy: before)
+        if !broken.isEmpty {
+            throw .invalid(path: mapURL.path, problems: broken.map { "\($0.ruleID): \($0.message)" })
         }
         if keepsBackup, backupURL == nil, FileManager.default.fileExists(atPath: mapURL.path) {
             backupURL = try makeBackup()

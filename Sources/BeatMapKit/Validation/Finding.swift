@@ -89,6 +89,15 @@ public struct FileReport: Sendable, Equatable {
 
     /// Number of error findings (including those summed up, not listed).
     public var errorCount: Int { findings.reduce(0) { $0 + ($1.severity == .error ? $1.count : 0) } }
+    /// The error findings of rules that found no error in `original`: what an edit of the map
+    /// `original` reports broke. More errors of a rule the original already failed are not counted: a
+    /// beat list whose tempo drifts fails `off-grid` against its inferred grid before and after its
+    /// metric level is doubled, with twice the beats.
+    public func errors(ofRulesPassedBy original: FileReport) -> [Finding] {
+        let failed = Set(original.findings.filter { $0.severity == .error }.map(\.ruleID))
+        return findings.filter { $0.severity == .error && !failed.contains($0.ruleID) }
+    }
+
     /// Number of warning findings (including those summed up, not listed).
     public var warningCount: Int { findings.reduce(0) { $0 + ($1.severity == .warning ? $1.count : 0) } }
 }

@@ -15,8 +15,9 @@ extension Validator {
     /// Validates files and folders as ``validate(paths:standardInput:)`` does, first making in each map
     /// file the fixes its findings name (``Finding/fix``), one rule at a time in ``fixOrder``.
     ///
-    /// A fix is kept only when the map checked again no longer has that rule's finding and has no more
-    /// errors; otherwise it is undone and a note says so. A file with fixes kept is written once, through
+    /// A fix is kept only when the map checked again no longer has that rule's finding and no rule it
+    /// passed finds an error (``FileReport/errors(ofRulesPassedBy:)``); otherwise it is undone and a note
+    /// says so. A file with fixes kept is written once, through
     /// ``MapFileSaver`` (validated, its previous content kept as `NAME.bak` when `keepsBackup`, replaced
     /// atomically). Each report is of the file as it is left; it lists the fixes made
     /// (``FileReport/fixes``), or why they could not be written (``FileReport/fixFailure``). Each file's
@@ -55,10 +56,13 @@ extension Validator {
             guard edited.map != map, let text = try? BeatMapCodec.encode(edited.map) else { continue }
             let checked = checker.validate(bytes: Array(text.utf8), path: path, mapURL: url)
             let remaining = checked.findings.filter { $0.ruleID == ruleID }.count
-            guard remaining < found.count, checked.errorCount <= report.errorCount else {
-                notes.append(
-                    "not fixed: [\(ruleID)] \(edit.summary) was tried and undone: "
-                        + (remaining >= found.count ? "the map checked again still has the finding" : "it adds errors"))
+            let broken = checked.errors(ofRulesPassedBy: report)
+            guard remaining < found.count, broken.isEmpty else {
+                let why =
+                    remaining >= found.count
+                    ? "the map checked again still has the finding"
+                    : "it breaks \(Set(broken.map(\.ruleID)).sorted().joined(separator: ", "))"
+                notes.append("not fixed: [\(ruleID)] \(edit.summary) was tried and undone: \(why)")
                 continue
             }
             map = edited.map
