@@ -101,6 +101,47 @@ struct Edit: ParsableCommand {
         return edits
     }
 
+    /// The flags that make `edit`, or `nil` when no flag makes it (a tempo tapped in the studio, a segment
+    /// chosen by its time): the inverse of ``edits``.
+    static func arguments(for edit: BeatMapEdit) -> [String]? {
+        func segment(_ choice: SegmentChoice) -> [String]? {
+            switch choice {
+            case .all: return []
+            case .index(let index): return ["--segment", String(index + 1)]
+            case .at: return nil
+            }
+        }
+        switch edit {
+        case .metricLevel(let level):
+            let spelling: String
+            switch level {
+            case .double: spelling = "x2"
+            case .half: spelling = "1/2"
+            case .twoThirds: spelling = "2/3"
+            case .threeHalves: spelling = "3/2"
+            }
+            return ["--metric", spelling]
+        case .shiftBeats(let fraction):
+            return [
+                "--shift-beats", abs(abs(fraction) - 0.5) < 1e-12 ? (fraction < 0 ? "-1/2" : "1/2") : number(fraction),
+            ]
+        case .beatsPerBar(let perBar, let choice):
+            return segment(choice).map { ["--beats-per-bar", String(perBar)] + $0 }
+        case .shiftBars(let beats, let choice): return segment(choice).map { ["--shift-bar", String(beats)] + $0 }
+        case .nudge(let seconds): return ["--nudge", number(NumberFormatting.roundedToMicroseconds(seconds) * 1000)]
+        case .trim(let from, let to): return ["--trim", number(from), number(to)]
+        case .tempo: return nil
+        }
+    }
+
+    /// `value` with up to 6 decimals and no trailing zeros.
+    private static func number(_ value: Double) -> String {
+        var text = String(format: "%.6f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
+    }
+
     func run() throws {
         let request = MapEditRequest(mapURL: URL(fileURLWithPath: map), path: map, edits: edits, keepsBackup: !noBackup)
         let report = try exitOnError(Exit.couldNotRun) {

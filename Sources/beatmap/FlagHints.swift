@@ -31,6 +31,21 @@ enum FlagHints {
         }
     }
 
+    /// The command that makes a finding's fix in the map at `path`, appended to its message: `; fix:
+    /// beatmap edit MAP --shift-beats -1/2`. Nothing for an edit no flag makes, or a map read from
+    /// standard input.
+    static func fixHint(_ edit: BeatMapEdit, map path: String) -> String {
+        guard path != MapFileFinder.standardInputName, let arguments = Edit.arguments(for: edit) else { return "" }
+        return "; fix: " + (["beatmap", "edit", path] + arguments).map(shellWord).joined(separator: " ")
+    }
+
+    /// `word` as a shell reads it back: as it is when it holds only safe characters, else single-quoted.
+    static func shellWord(_ word: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@%")
+        if !word.isEmpty && word.allSatisfy({ safe.contains($0) }) { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// `error` as the command line tells it: the library's words, with the flag that helps.
     static func describe(_ error: any Error) -> String {
         switch error {

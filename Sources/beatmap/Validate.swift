@@ -31,7 +31,9 @@ struct ReportFormat: ExpressibleByArgument, CustomStringConvertible {
 
     /// The reporter, failing warnings when `strict`.
     func reporter(strict: Bool) throws -> any Reporter {
-        let options = ReporterOptions(strict: strict, ruleSummary: Rules.summary, remedyHint: { FlagHints.hint($0) })
+        let options = ReporterOptions(
+            strict: strict, ruleSummary: Rules.summary, remedyHint: { FlagHints.hint($0) },
+            fixHint: { FlagHints.fixHint($0, map: $1) })
         guard let reporter = Reporters.reporter(named: identifier, options: options) else {
             throw ConfigurationError("unknown format \(identifier)")
         }

@@ -74,6 +74,29 @@ struct ValidateFixTests {
         #expect(zip(fixed.beats, expected).allSatisfy { abs($0 - $1) <= 1e-6 }, "\(fixed.beats.prefix(4))")
     }
 
+    @Test("each finding with a fix names the edit command that makes it; run as printed, it clears the finding")
+    func commandHint() throws {
+        let folder = try ValidateAudioTests.project { beats in
+            (stride(from: 0, to: beats.count, by: 2).map { beats[$0] }, 62.5)
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try CLI.run(["validate", "--audio", "BeatMaps"], in: folder)
+        let hint = "; fix: beatmap edit BeatMaps/song.beatmap.json --metric x2\n"
+        #expect(result.stdout.contains("[audio-metric-level]"), "\(result.stdout)")
+        #expect(result.stdout.contains(hint), "\(result.stdout)")
+        let github = try CLI.run(["validate", "--audio", "--format", "github", "BeatMaps"], in: folder)
+        #expect(github.stdout.contains(hint), "\(github.stdout)")
+        let json = try CLI.run(["validate", "--audio", "--format", "json", "BeatMaps"], in: folder)
+        #expect(!json.stdout.contains("beatmap edit"), "JSON gives the fix as data")
+
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.contains("; fix: beatmap edit ") })
+        let command = try #require(line.range(of: "; fix: beatmap ").map { line[$0.upperBound...] })
+        let edit = try CLI.run(command.split(separator: " ").map(String.init), in: folder)
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let again = try CLI.run(["validate", "--audio", "--strict", "BeatMaps"], in: folder)
+        #expect(again.status == 0, "\(again.stdout)")
+    }
+
     @Test("a right map is left as it is, byte for byte")
     func rightMap() throws {
         let folder = try ValidateAudioTests.project(shift: 0)

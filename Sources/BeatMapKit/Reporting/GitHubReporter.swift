@@ -8,11 +8,14 @@ import Foundation
 public struct GitHubReporter: Reporter {
     public static let identifier = "github"
 
-    /// A GitHub Actions reporter.
-    public init() {}
+    /// Adds the front end's hint to a finding with a fix.
+    public var options: ReporterOptions
 
-    /// A GitHub Actions reporter (it has no options).
-    public init(options: ReporterOptions) {}
+    /// A GitHub Actions reporter.
+    public init() { options = ReporterOptions() }
+
+    /// A GitHub Actions reporter adding `options.fixHint` to a finding with a fix.
+    public init(options: ReporterOptions) { self.options = options }
 
     public func generate(_ report: ValidationReport) -> String {
         var out = ""
@@ -23,7 +26,7 @@ public struct GitHubReporter: Reporter {
             }
             for finding in file.findings {
                 out +=
-                    "::\(finding.severity.rawValue) file=\(Self.property(file.path)),line=\(finding.location.line),col=\(finding.location.column),title=\(Self.property("beatmap [\(finding.ruleID)]"))::\(Self.data(finding.message))\n"
+                    "::\(finding.severity.rawValue) file=\(Self.property(file.path)),line=\(finding.location.line),col=\(finding.location.column),title=\(Self.property("beatmap [\(finding.ruleID)]"))::\(Self.data(options.message(of: finding, in: file.path)))\n"
             }
         }
         return out + Summary.line(report) + "\n"

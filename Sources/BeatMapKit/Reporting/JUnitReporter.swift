@@ -51,13 +51,13 @@ public struct JUnitReporter: Reporter {
                     let first = failing[0]
                     cases +=
                         "      <failure type=\"\(first.severity.rawValue)\" message=\"\(XML.escape(first.message))\">"
-                    cases += XML.escape(failing.map(Self.line(file.path)).joined(separator: "\n"))
+                    cases += XML.escape(failing.map(line(file.path)).joined(separator: "\n"))
                     cases += "</failure>\n"
                 }
                 let other = findings.filter { !($0.severity == .error || strict) }
                 if !other.isEmpty {
                     cases +=
-                        "      <system-out>" + XML.escape(other.map(Self.line(file.path)).joined(separator: "\n"))
+                        "      <system-out>" + XML.escape(other.map(line(file.path)).joined(separator: "\n"))
                         + "</system-out>\n"
                 }
                 cases += "    </testcase>\n"
@@ -78,7 +78,9 @@ public struct JUnitReporter: Reporter {
             """ + suites + "</testsuites>\n"
     }
 
-    private static func line(_ path: String) -> (Finding) -> String {
-        { "\(path):\($0.location.line):\($0.location.column): \($0.severity.rawValue): [\($0.ruleID)] \($0.message)" }
+    private func line(_ path: String) -> (Finding) -> String {
+        {
+            "\(path):\($0.location.line):\($0.location.column): \($0.severity.rawValue): [\($0.ruleID)] \(options.message(of: $0, in: path))"
+        }
     }
 }

@@ -26,17 +26,27 @@ public struct ReporterOptions: Sendable {
     /// How a front end tells its user to act on a ``Remedy`` (appended to a reason that has one, such as
     /// why a rule was skipped); by default nothing.
     public var remedyHint: @Sendable (Remedy) -> String
+    /// How a front end tells its user to make a finding's fix (``Finding/fix``) in the map at the path
+    /// given, appended to the finding's message in the formats people read; by default nothing.
+    public var fixHint: @Sendable (BeatMapEdit, String) -> String
 
     /// Options: warnings pass unless `strict`; this library's version as the tool's.
     public init(
         strict: Bool = false, toolVersion: String = BeatMapKitInfo.version,
         ruleSummary: @escaping @Sendable (RuleDescription) -> String = { $0.summary },
-        remedyHint: @escaping @Sendable (Remedy) -> String = { _ in "" }
+        remedyHint: @escaping @Sendable (Remedy) -> String = { _ in "" },
+        fixHint: @escaping @Sendable (BeatMapEdit, String) -> String = { _, _ in "" }
     ) {
         self.strict = strict
         self.toolVersion = toolVersion
         self.ruleSummary = ruleSummary
         self.remedyHint = remedyHint
+        self.fixHint = fixHint
+    }
+
+    /// The message of `finding` in the map at `path`, with the front end's hint for its fix when it has one.
+    public func message(of finding: Finding, in path: String) -> String {
+        finding.message + (finding.fix.map { fixHint($0, path) } ?? "")
     }
 
     /// Why a rule was skipped, with the front end's hint when there is something to do.

@@ -5,11 +5,14 @@
 public struct TextReporter: Reporter {
     public static let identifier = "text"
 
-    /// A text reporter.
-    public init() {}
+    /// Adds the front end's hint to a finding with a fix.
+    public var options: ReporterOptions
 
-    /// A text reporter (it has no options).
-    public init(options: ReporterOptions) {}
+    /// A text reporter.
+    public init() { options = ReporterOptions() }
+
+    /// A text reporter adding `options.fixHint` to a finding with a fix.
+    public init(options: ReporterOptions) { self.options = options }
 
     public func generate(_ report: ValidationReport) -> String {
         var out = ""
@@ -22,7 +25,7 @@ public struct TextReporter: Reporter {
             for note in file.notes { out += "\(file.path):1:1: note: \(note)\n" }
             for finding in file.findings {
                 out +=
-                    "\(file.path):\(finding.location.line):\(finding.location.column): \(finding.severity.rawValue): [\(finding.ruleID)] \(finding.message)\n"
+                    "\(file.path):\(finding.location.line):\(finding.location.column): \(finding.severity.rawValue): [\(finding.ruleID)] \(options.message(of: finding, in: file.path))\n"
             }
         }
         return out + Summary.line(report) + "\n"
