@@ -106,6 +106,30 @@ struct BeatStrengthProfileTests {
         #expect(abs(shift + 0.25) < 1e-9)
     }
 
+    @Test("sixteenth-note hats do not hide a map half a beat out; a half-tempo map's off-beats still do")
+    func offbeatOverSixteenths() throws {
+        // The rock beat with a softer hi-hat on every sixteenth between: half a beat out, the map's
+        // quarter points hold those (0.3, two thirds of its own beats' 0.45, a third of its midpoints').
+        let sixteenths: [[Hit]] = Self.rock.map { $0 + [(0.25, 0.3), (0.75, 0.3)] }
+        let music = Music(sixteenths)
+        #expect(music.verdict(music.map()) == nil)
+        let verdict = try #require(music.verdict(music.map(offset: 0.5)))
+        guard case .offbeat(let ratio, _) = verdict else {
+            Issue.record("expected an off-beat verdict, got \(verdict)")
+            return
+        }
+        #expect(abs(ratio - 0.9 / 0.45) < 1e-9)
+        // A one-drop's skank on every off-beat (as loud as the beats) mapped at half tempo: its quarter
+        // points are the skank, not sixteenths, and it is not read as half a beat out.
+        let oneDrop: [[Hit]] = [
+            [(0, 0.3), (0.5, 0.9)], [(0, 0.45), (0.5, 0.9)], [(0, 1.0), (0.5, 0.9)], [(0, 0.45), (0.5, 0.9)],
+        ]
+        let skank = Music(oneDrop)
+        if case .offbeat = skank.verdict(skank.map(step: 2, offset: 1)) {
+            Issue.record("a half-tempo map of a one-drop read as half a beat out")
+        }
+    }
+
     @Test("a waltz mapped half a beat out is not read as ⅔: the map's own beats are all alike")
     func offbeatWaltzIsNotTwoThirds() throws {
         // Bass on 1 with a soft "and" after it, chords on 2 and 3. Points every 1½ beats of the map

@@ -5,7 +5,8 @@ import Foundation
 /// `audio-offbeat`: the map's beats sit half a beat out — on the off-beats — against its audio: the
 /// points halfway between consecutive beats carry clearly more onset strength than the beats do
 /// (≥ ``BeatStrengthProfile/offbeatRatio``×, the stronger in most intervals, over at least 16
-/// intervals), the points between those are nearly empty, and the midpoints alternate like a bar's
+/// intervals), the points between those carry under half the midpoints' strength (at most the music's
+/// sixteenth notes), and the midpoints alternate like a bar's
 /// beats. The fix is a shift of half a beat. Runs only when the audio's onsets and their strengths
 /// are known (`beatmap validate --audio`); see ``BeatStrengthProfile/verdict``.
 public struct AudioOffbeatRule: ValidationRule {
