@@ -97,6 +97,22 @@ struct ValidateFixTests {
         #expect(again.status == 0, "\(again.stdout)")
     }
 
+    @Test("a map named twice (and found in its folder) is fixed once, with one backup, and reported each time")
+    func namedTwice() throws {
+        let folder = try ValidateAudioTests.project(shift: 0.24)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let map = folder.appendingPathComponent("BeatMaps/song.beatmap.json")
+        let result = try CLI.run(
+            ["validate", "--audio", "--fix", "BeatMaps/song.beatmap.json", "./BeatMaps/song.beatmap.json", "BeatMaps"],
+            in: folder)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.components(separatedBy: "fixed [audio-offbeat]").count == 2, "\(result.stdout)")
+        #expect(
+            result.stdout.hasSuffix("Validated 3 files: 0 errors, 0 warnings; 1 fix made first.\n"), "\(result.stdout)")
+        #expect(FileManager.default.fileExists(atPath: map.path + ".bak"))
+        #expect(!FileManager.default.fileExists(atPath: map.path + ".bak.2"))
+    }
+
     @Test("a right map is left as it is, byte for byte")
     func rightMap() throws {
         let folder = try ValidateAudioTests.project(shift: 0)

@@ -25,11 +25,27 @@ extension Validator {
     public func fix(paths: [String], keepsBackup: Bool = true) async throws(ValidationError) -> ValidationReport {
         let files = try MapFileFinder.find(paths)
         if files.contains(where: \.isStandardInput) { throw .cannotFixStandardInput }
-        let reports = await Concurrently.map(count: files.count, width: Concurrently.availableCores) { index in
-            self.fixFile(at: files[index].url, path: files[index].path, keepsBackup: keepsBackup)
+        // A file named twice (or also found in a folder given) is fixed once, by its first mention;
+        // the others are checked after, as it was left.
+        var firstMention: [String: Int] = [:]
+        for (index, file) in files.enumerated() where firstMention[Self.identity(of: file.url)] == nil {
+            firstMention[Self.identity(of: file.url)] = index
         }
-        return ValidationReport(files: reports)
+        let fixing = firstMention.values.sorted()
+        let fixed = await Concurrently.map(count: fixing.count, width: Concurrently.availableCores) { position in
+            let file = files[fixing[position]]
+            return self.fixFile(at: file.url, path: file.path, keepsBackup: keepsBackup)
+        }
+        var reports: [FileReport?] = Array(repeating: nil, count: files.count)
+        for (position, index) in fixing.enumerated() { reports[index] = fixed[position] }
+        return ValidationReport(
+            files: files.indices.map { index in
+                reports[index] ?? validateFile(at: files[index].url, path: files[index].path)
+            })
     }
+
+    /// The file `url` names, however it is spelled (symbolic links resolved).
+    private static func identity(of url: URL) -> String { url.standardizedFileURL.resolvingSymlinksInPath().path }
 
     /// Makes the fixes the findings of the map file at `url` (shown as `path`) name, writes the map when
     /// any is kept, and returns the report of the file as it is left (see ``fix(paths:keepsBackup:)``).
