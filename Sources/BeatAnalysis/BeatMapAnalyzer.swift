@@ -55,6 +55,9 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
     /// so it was analysed as their difference (``AudioAnalysis/secondChannelInverted``). A player that
     /// mixes it to mono plays next to nothing.
     case channelsCancel
+    /// Checked against its own onsets as the validator's audio rules check a map, the map draws a
+    /// finding of rule `ruleID` (`message`), whose fix is `fix`. The map is written as analysed.
+    case audioFinding(ruleID: String, message: String, fix: BeatMapEdit)
 
     /// A sentence for users.
     public var description: String {
@@ -74,6 +77,9 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
         case .channelsCancel:
             return
                 "the two channels cancel each other (one is in opposite polarity): analysed as their difference; mixed to mono, the file is all but silent"
+        case .audioFinding(let ruleID, let message, let fix):
+            return
+                "checked against its own onsets: [\(ruleID)] \(message). The map is written as analysed: listen to it; `beatmap edit` or the validator makes the fix (\(fix.summary))"
         }
     }
 }
@@ -156,6 +162,7 @@ public struct BeatMapAnalyzer: Sendable {
         }
         if fit.hasFewBeats { warnings.append(.fewBeats(count: fit.beats.count, seconds: analysis.duration)) }
         if analysis.secondChannelInverted { warnings.append(.channelsCancel) }
+        warnings += Self.audioFindings(map, analysis: analysis, path: audioURL.path)
         return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis, warnings: warnings)
     }
 
@@ -181,6 +188,28 @@ public struct BeatMapAnalyzer: Sendable {
         let errors = report.findings.filter { $0.severity == .error }
         guard errors.isEmpty else {
             throw .internalError(path: path, findings: errors.prefix(3).map { "[\($0.ruleID)] \($0.message)" })
+        }
+    }
+
+    /// The rules that check a map's beats against its audio's onsets and name a fix for what they find.
+    static let audioRules: Set<String> = [
+        AudioMetricLevelRule.description.id, AudioOffbeatRule.description.id, AudioMisalignedRule.description.id,
+    ]
+
+    /// What the validator's audio rules find in `map` against the onsets the analysis itself detected,
+    /// as warnings: the map should not draw a finding of the check `beatmap validate` makes of it with
+    /// its audio (`bar-phase` reads the evidence the bars were laid out by, so it is not asked).
+    static func audioFindings(_ map: BeatMap, analysis: AudioAnalysis, path: String) -> [AnalysisWarning] {
+        guard let text = try? BeatMapCodec.encode(map) else { return [] }
+        var configuration = ValidationConfiguration()
+        configuration.disabledRules = Set(RuleCatalog.ids).subtracting(audioRules)
+        let peaks = analysis.envelope.peaks()
+        let facts = AudioFacts(
+            duration: analysis.duration, sampleRate: analysis.sampleRate, onsets: peaks.map(\.time),
+            onsetStrengths: peaks.map(\.strength))
+        let report = Validator(configuration: configuration).validate(bytes: Array(text.utf8), path: path, audio: facts)
+        return report.findings.compactMap { finding in
+            finding.fix.map { .audioFinding(ruleID: finding.ruleID, message: finding.message, fix: $0) }
         }
     }
 

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+import TestSynth
+import Testing
+
+@testable import BeatAnalysis
+
+/// `analyze` checks its map against its own onsets as `validate --audio` checks a map
+/// (``BeatMapAnalyzer/audioFindings(_:analysis:path:)``) and warns of what the audio rules find.
+@Suite("analyze: its map checked against its own onsets")
+struct AudioFindingTests {
+    @Test("the analyzer's map of a drum track draws no finding; the same beats at half tempo and half a beat out do")
+    func drums() throws {
+        let folder = try TestTracks.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (track, exact) = TestTracks.drums(bpm: 125, start: 0.4, duration: 20)
+        let url = folder.appendingPathComponent("drums.wav")
+        try WAVWriter.write(track, to: url)
+        let result = try BeatMapAnalyzer().analyze(url, mapURL: folder.appendingPathComponent("drums.beatmap.json"))
+        #expect(!result.warnings.contains { if case .audioFinding = $0 { true } else { false } }, "\(result.warnings)")
+        #expect(BeatMapAnalyzer.audioFindings(result.map, analysis: result.analysis, path: "drums.wav").isEmpty)
+
+        func warning(_ beats: [Double], bpm: Double) throws -> AnalysisWarning {
+            var map = result.map
+            map.beats = beats.filter { $0 >= 0 && $0 < 20 }
+            map.tempo = [TempoSegment(time: try #require(map.beats.first), bpm: bpm)]
+            let found = BeatMapAnalyzer.audioFindings(map, analysis: result.analysis, path: "drums.wav")
+            try #require(found.count == 1, "\(found)")
+            return found[0]
+        }
+        let half = try warning(stride(from: 0, to: exact.count, by: 2).map { exact[$0] }, bpm: 62.5)
+        #expect(
+            half == .audioFinding(ruleID: "audio-metric-level", message: halfMessage(half), fix: .metricLevel(.double)))
+        #expect(
+            half.description.hasPrefix("checked against its own onsets: [audio-metric-level] the map looks like half"))
+        #expect(half.description.hasSuffix("makes the fix (metric level ×2)"))
+        let late = try warning(exact.map { $0 + 0.24 }, bpm: 125)
+        guard case .audioFinding("audio-offbeat", _, .shiftBeats(let fraction)) = late else {
+            Issue.record("expected audio-offbeat, got \(late)")
+            return
+        }
+        #expect(fraction == -0.5)
+    }
+
+    /// The message of an `audioFinding` warning.
+    func halfMessage(_ warning: AnalysisWarning) -> String {
+        if case .audioFinding(_, let message, _) = warning { return message }
+        return ""
+    }
+}
