@@ -44,21 +44,28 @@ extension Validator {
             })
     }
 
-    /// The file `url` names, however it is spelled (symbolic links resolved).
-    private static func identity(of url: URL) -> String { url.standardizedFileURL.resolvingSymlinksInPath().path }
+    /// What making the fixes of `map`'s findings leaves: the map, the fixes kept, notes on those undone,
+    /// and the report of the map as left.
+    public struct Fixing: Sendable {
+        /// The map with the fixes kept.
+        public var map: BeatMap
+        /// The fixes kept, in the order they were made.
+        public var fixes: [MadeFix]
+        /// Why fixes were undone, one note each.
+        public var notes: [String]
+        /// The findings of the map as left.
+        public var report: FileReport
+    }
 
-    /// Makes the fixes the findings of the map file at `url` (shown as `path`) name, writes the map when
-    /// any is kept, and returns the report of the file as it is left (see ``fix(paths:keepsBackup:)``).
-    public func fixFile(at url: URL, path: String, keepsBackup: Bool = true) -> FileReport {
-        let checker = Validator(
-            configuration: configuration, audioInspector: audioInspector.map(CachedAudioInspector.init))
-        let bytes: [UInt8]
-        do { bytes = try BeatMapCodec.readBytes(of: url) } catch { return checker.validateFile(at: url, path: path) }
-        var report = checker.validate(bytes: bytes, path: path, mapURL: url)
-        guard report.findings.contains(where: { $0.fix != nil }),
-            case .map(let original, _) = BeatMapCodec.decode(bytes)
-        else { return report }
-        var map = original
+    /// Makes the fixes of `map`'s findings in memory, one rule at a time in ``fixOrder``, each kept only
+    /// when the map checked again no longer has that rule's finding and no rule it passed finds an
+    /// error. `report` is the map's report, `mapURL` locates its audio, and `audio`, when given, stands
+    /// for what the audio file is (as in ``validate(bytes:path:mapURL:audio:)``).
+    public func fixing(
+        _ map: BeatMap, report: FileReport, path: String, mapURL: URL? = nil, audio: AudioFacts? = nil
+    ) -> Fixing {
+        var map = map
+        var report = report
         var fixes: [MadeFix] = []
         var notes: [String] = []
         for ruleID in Self.fixOrder {
@@ -70,7 +77,7 @@ extension Validator {
                 continue
             }
             guard edited.map != map, let text = try? BeatMapCodec.encode(edited.map) else { continue }
-            let checked = checker.validate(bytes: Array(text.utf8), path: path, mapURL: url)
+            let checked = validate(bytes: Array(text.utf8), path: path, mapURL: mapURL, audio: audio)
             let remaining = checked.findings.filter { $0.ruleID == ruleID }.count
             let broken = checked.errors(ofRulesPassedBy: report)
             guard remaining < found.count, broken.isEmpty else {
@@ -85,6 +92,26 @@ extension Validator {
             report = checked
             fixes.append(MadeFix(ruleID: ruleID, edit: edit, changes: edited.changes))
         }
+        return Fixing(map: map, fixes: fixes, notes: notes, report: report)
+    }
+
+    /// The file `url` names, however it is spelled (symbolic links resolved).
+    private static func identity(of url: URL) -> String { url.standardizedFileURL.resolvingSymlinksInPath().path }
+
+    /// Makes the fixes the findings of the map file at `url` (shown as `path`) name, writes the map when
+    /// any is kept, and returns the report of the file as it is left (see ``fix(paths:keepsBackup:)``).
+    public func fixFile(at url: URL, path: String, keepsBackup: Bool = true) -> FileReport {
+        let checker = Validator(
+            configuration: configuration, audioInspector: audioInspector.map(CachedAudioInspector.init))
+        let bytes: [UInt8]
+        do { bytes = try BeatMapCodec.readBytes(of: url) } catch { return checker.validateFile(at: url, path: path) }
+        let first = checker.validate(bytes: bytes, path: path, mapURL: url)
+        guard first.findings.contains(where: { $0.fix != nil }),
+            case .map(let original, _) = BeatMapCodec.decode(bytes)
+        else { return first }
+        let outcome = checker.fixing(original, report: first, path: path, mapURL: url)
+        var report = outcome.report
+        let (map, fixes, notes) = (outcome.map, outcome.fixes, outcome.notes)
         report.notes += notes
         guard !fixes.isEmpty else { return report }
         var saver = MapFileSaver(mapURL: url, original: original, validator: checker, keepsBackup: keepsBackup)
