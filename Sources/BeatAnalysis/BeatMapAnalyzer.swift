@@ -58,6 +58,9 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
     /// Checked against its own onsets as the validator's audio rules check a map, the map draws a
     /// finding of rule `ruleID` (`message`), whose fix is `fix`. The map is written as analysed.
     case audioFinding(ruleID: String, message: String, fix: BeatMapEdit)
+    /// Checked against its own onsets, the fitted beats drew a finding of rule `ruleID` whose fix, `fix`,
+    /// clears it: the map is written with the fix made.
+    case audioFixTaken(ruleID: String, fix: BeatMapEdit)
 
     /// A sentence for users.
     public var description: String {
@@ -77,6 +80,9 @@ public enum AnalysisWarning: Sendable, Equatable, CustomStringConvertible {
         case .channelsCancel:
             return
                 "the two channels cancel each other (one is in opposite polarity): analysed as their difference; mixed to mono, the file is all but silent"
+        case .audioFixTaken(let ruleID, let fix):
+            return
+                "checked against its own onsets, the fitted beats drew [\(ruleID)], so the map is written with its fix made (\(fix.summary)): listen to it"
         case .audioFinding(let ruleID, let message, let fix):
             return
                 "checked against its own onsets: [\(ruleID)] \(message). The map is written as analysed: listen to it; `beatmap edit` or the validator makes the fix (\(fix.summary))"
@@ -113,7 +119,7 @@ public struct BeatMapAnalyzer: Sendable {
         settings.runTracker = options.grid.mode == .free
         settings.decodeAhead = options.helperThreads
         let analysis = try AudioAnalyzer(settings: settings).analyze(audioURL, progress: progress)
-        let fit: GridFit
+        var fit: GridFit
         do {
             fit = try GridFitter(options: options.grid).fit(
                 analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats,
@@ -142,6 +148,10 @@ public struct BeatMapAnalyzer: Sendable {
             path: RelativePath.from(folder: mapURL.deletingLastPathComponent(), to: audioURL),
             duration: analysis.duration,
             sampleRate: analysis.sampleRate, sha256: sha)
+        var taken: [MadeFix] = []
+        if options.grid.mode != .free, options.grid.forcedBPM == nil {
+            (fit, taken) = Self.takingFixes(fit, analysis: analysis, audio: audio, path: audioURL.path)
+        }
         // The meter and bar phase, over the fitted beats.
         let bars = Self.bars(fit, analysis: analysis, forced: options.beatsPerBar)
         var provenance = provenance(analysis, fit)
@@ -150,6 +160,10 @@ public struct BeatMapAnalyzer: Sendable {
             provenance = .object(object)
         }
         let tempo = bars.map { BarLayout.tempo(fit.segments, bars: $0) } ?? fit.tempo
+        if !taken.isEmpty, case .object(var object) = provenance {
+            object["audioFixes"] = .array(taken.map { .string("\($0.ruleID): \($0.edit.summary)") })
+            provenance = .object(object)
+        }
         let map = BeatMap(audio: audio, tempo: tempo, beats: fit.beats, analysis: provenance)
         try Self.check(map, path: audioURL.path)
         var warnings: [AnalysisWarning] = []
@@ -162,6 +176,7 @@ public struct BeatMapAnalyzer: Sendable {
         }
         if fit.hasFewBeats { warnings.append(.fewBeats(count: fit.beats.count, seconds: analysis.duration)) }
         if analysis.secondChannelInverted { warnings.append(.channelsCancel) }
+        warnings += taken.map { .audioFixTaken(ruleID: $0.ruleID, fix: $0.edit) }
         warnings += Self.audioFindings(map, analysis: analysis, path: audioURL.path)
         return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis, warnings: warnings)
     }
@@ -211,6 +226,48 @@ public struct BeatMapAnalyzer: Sendable {
         return report.findings.compactMap { finding in
             finding.fix.map { .audioFinding(ruleID: finding.ruleID, message: finding.message, fix: $0) }
         }
+    }
+
+    /// The rules whose fixes the analysis takes: the metric level and the half-beat shift.
+    static let takenRules: Set<String> = [AudioMetricLevelRule.description.id, AudioOffbeatRule.description.id]
+
+    /// `fit` with the fixes made that `audio-metric-level` and `audio-offbeat` name for its beats against
+    /// the analysis's own onsets, each kept only when it clears its finding (``Validator/fixing``), and
+    /// the fixes made. A level switch takes the alternative's score and leaves the old level as the
+    /// only alternative, as `beatmap edit --metric` does; the bars are laid out afterwards.
+    static func takingFixes(_ fit: GridFit, analysis: AudioAnalysis, audio: AudioReference, path: String)
+        -> (GridFit, [MadeFix])
+    {
+        var configuration = ValidationConfiguration()
+        configuration.disabledRules = Set(audioRules.subtracting(takenRules)).union([
+            AudioMismatchRule.description.id, BarPhaseRule.description.id,
+        ])
+        let map = BeatMap(audio: audio, tempo: fit.tempo, beats: fit.beats)
+        guard let text = try? BeatMapCodec.encode(map) else { return (fit, []) }
+        let peaks = analysis.envelope.peaks()
+        let facts = AudioFacts(
+            duration: analysis.duration, sampleRate: analysis.sampleRate, onsets: peaks.map(\.time),
+            onsetStrengths: peaks.map(\.strength))
+        let validator = Validator(configuration: configuration)
+        let report = validator.validate(bytes: Array(text.utf8), path: path, audio: facts)
+        guard report.findings.contains(where: { $0.fix != nil }) else { return (fit, []) }
+        let outcome = validator.fixing(map, report: report, path: path, audio: facts)
+        guard !outcome.fixes.isEmpty, let tempo = outcome.map.tempo, !tempo.isEmpty else { return (fit, []) }
+        var fixed = fit
+        fixed.beats = outcome.map.beats
+        fixed.segments = tempo.indices.map { index in
+            let start = index == 0 ? -Double.infinity : tempo[index].time
+            let end = index + 1 < tempo.count ? tempo[index + 1].time : Double.infinity
+            let beats = outcome.map.beats.filter { $0 >= start - 1e-9 && $0 < end - 1e-9 }
+            return FittedSegment(bpm: tempo[index].bpm, firstBeat: beats.first ?? tempo[index].time, beats: beats)
+        }.filter { !$0.beats.isEmpty }
+        for fix in outcome.fixes {
+            guard case .metricLevel(let level) = fix.edit else { continue }
+            let old = MetricAlternative(ratio: level.inverse, bpm: fit.segments.first?.bpm ?? 0, score: fit.score)
+            if let chosen = fit.alternatives.first(where: { $0.ratio == level }) { fixed.score = chosen.score }
+            fixed.alternatives = [old]
+        }
+        return (fixed, outcome.fixes)
     }
 
     /// The map's `analysis` member.

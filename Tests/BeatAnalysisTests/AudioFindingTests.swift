@@ -44,6 +44,43 @@ struct AudioFindingTests {
         #expect(fraction == -0.5)
     }
 
+    @Test("a fit at half tempo is switched to the ×2 level and one half a beat out is moved back; a right fit is kept")
+    func takingFixes() throws {
+        let folder = try TestTracks.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (track, exact) = TestTracks.drums(bpm: 125, start: 0.4, duration: 20)
+        let url = folder.appendingPathComponent("drums.wav")
+        try WAVWriter.write(track, to: url)
+        let result = try BeatMapAnalyzer().analyze(url, mapURL: folder.appendingPathComponent("drums.beatmap.json"))
+        let audio = result.map.audio
+        let (kept, none) = BeatMapAnalyzer.takingFixes(result.fit, analysis: result.analysis, audio: audio, path: "d")
+        #expect(none.isEmpty)
+        #expect(kept == result.fit)
+
+        func fit(_ beats: [Double], bpm: Double) throws -> GridFit {
+            var fit = result.fit
+            fit.beats = beats.filter { $0 >= 0 && $0 < 20 }
+            fit.segments = [FittedSegment(bpm: bpm, firstBeat: try #require(fit.beats.first), beats: fit.beats)]
+            fit.alternatives = [MetricAlternative(ratio: .double, bpm: 2 * bpm, score: 7.5)]
+            fit.score = 4.25
+            return fit
+        }
+        let half = try fit(stride(from: 0, to: exact.count, by: 2).map { exact[$0] }, bpm: 62.5)
+        let (doubled, fixes) = BeatMapAnalyzer.takingFixes(half, analysis: result.analysis, audio: audio, path: "d")
+        #expect(fixes.map(\.edit) == [.metricLevel(.double)])
+        #expect(doubled.segments.map(\.bpm) == [125])
+        try #require(doubled.beats.count >= 2 * half.beats.count - 1)
+        #expect(zip(doubled.beats, exact).allSatisfy { abs($0 - $1) < 1e-6 })
+        #expect(doubled.score == 7.5)
+        #expect(doubled.alternatives == [MetricAlternative(ratio: .half, bpm: 62.5, score: 4.25)])
+
+        let late = try fit(exact.map { $0 + 0.24 }, bpm: 125)
+        let (back, shift) = BeatMapAnalyzer.takingFixes(late, analysis: result.analysis, audio: audio, path: "d")
+        #expect(shift.map(\.edit) == [.shiftBeats(fraction: -0.5)])
+        #expect(zip(back.beats, exact).allSatisfy { abs($0 - $1) < 1e-6 }, "\(back.beats.prefix(3))")
+        #expect(back.alternatives == late.alternatives)
+    }
+
     /// The message of an `audioFinding` warning.
     func halfMessage(_ warning: AnalysisWarning) -> String {
         if case .audioFinding(_, let message, _) = warning { return message }
