@@ -218,14 +218,20 @@ public struct BeatMapAnalyzer: Sendable {
         guard let text = try? BeatMapCodec.encode(map) else { return [] }
         var configuration = ValidationConfiguration()
         configuration.disabledRules = Set(RuleCatalog.ids).subtracting(audioRules)
-        let peaks = analysis.envelope.peaks()
-        let facts = AudioFacts(
-            duration: analysis.duration, sampleRate: analysis.sampleRate, onsets: peaks.map(\.time),
-            onsetStrengths: peaks.map(\.strength))
+        let facts = onsetFacts(analysis)
         let report = Validator(configuration: configuration).validate(bytes: Array(text.utf8), path: path, audio: facts)
         return report.findings.compactMap { finding in
             finding.fix.map { .audioFinding(ruleID: finding.ruleID, message: finding.message, fix: $0) }
         }
+    }
+
+    /// The audio as the validator's audio rules read it: the onsets the analysis detected, with their
+    /// strengths (as ``OnsetAudioInspector`` gives them, without the bar evidence).
+    static func onsetFacts(_ analysis: AudioAnalysis) -> AudioFacts {
+        let peaks = analysis.envelope.peaks()
+        return AudioFacts(
+            duration: analysis.duration, sampleRate: analysis.sampleRate, onsets: peaks.map(\.time),
+            onsetStrengths: peaks.map(\.strength))
     }
 
     /// The rules whose fixes the analysis takes: the metric level and the half-beat shift.
@@ -244,10 +250,7 @@ public struct BeatMapAnalyzer: Sendable {
         ])
         let map = BeatMap(audio: audio, tempo: fit.tempo, beats: fit.beats)
         guard let text = try? BeatMapCodec.encode(map) else { return (fit, []) }
-        let peaks = analysis.envelope.peaks()
-        let facts = AudioFacts(
-            duration: analysis.duration, sampleRate: analysis.sampleRate, onsets: peaks.map(\.time),
-            onsetStrengths: peaks.map(\.strength))
+        let facts = onsetFacts(analysis)
         let validator = Validator(configuration: configuration)
         let report = validator.validate(bytes: Array(text.utf8), path: path, audio: facts)
         guard report.findings.contains(where: { $0.fix != nil }) else { return (fit, []) }

@@ -8,17 +8,24 @@ import Testing
 @testable import BeatAnalysis
 
 /// `analyze` checks its map against its own onsets as `validate --audio` checks a map
-/// (``BeatMapAnalyzer/audioFindings(_:analysis:path:)``) and warns of what the audio rules find.
+/// (``BeatMapAnalyzer/audioFindings(_:analysis:path:)``), warns of what the audio rules find, and takes
+/// the level and half-beat fixes (``BeatMapAnalyzer/takingFixes(_:analysis:audio:path:)``).
 @Suite("analyze: its map checked against its own onsets")
 struct AudioFindingTests {
-    @Test("the analyzer's map of a drum track draws no finding; the same beats at half tempo and half a beat out do")
-    func drums() throws {
+    /// `analyze`'s result for the tests' drum track (125 BPM from 0.4 s, 20 s) and its exact beats.
+    static func analyzedDrums() throws -> (AnalyzedBeatMap, [Double]) {
         let folder = try TestTracks.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (track, exact) = TestTracks.drums(bpm: 125, start: 0.4, duration: 20)
         let url = folder.appendingPathComponent("drums.wav")
         try WAVWriter.write(track, to: url)
         let result = try BeatMapAnalyzer().analyze(url, mapURL: folder.appendingPathComponent("drums.beatmap.json"))
+        return (result, exact)
+    }
+
+    @Test("the analyzer's map of a drum track draws no finding; the same beats at half tempo and half a beat out do")
+    func drums() throws {
+        let (result, exact) = try Self.analyzedDrums()
         #expect(!result.warnings.contains { if case .audioFinding = $0 { true } else { false } }, "\(result.warnings)")
         #expect(BeatMapAnalyzer.audioFindings(result.map, analysis: result.analysis, path: "drums.wav").isEmpty)
 
@@ -46,12 +53,7 @@ struct AudioFindingTests {
 
     @Test("a fit at half tempo is switched to the ×2 level and one half a beat out is moved back; a right fit is kept")
     func takingFixes() throws {
-        let folder = try TestTracks.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let (track, exact) = TestTracks.drums(bpm: 125, start: 0.4, duration: 20)
-        let url = folder.appendingPathComponent("drums.wav")
-        try WAVWriter.write(track, to: url)
-        let result = try BeatMapAnalyzer().analyze(url, mapURL: folder.appendingPathComponent("drums.beatmap.json"))
+        let (result, exact) = try Self.analyzedDrums()
         let audio = result.map.audio
         let (kept, none) = BeatMapAnalyzer.takingFixes(result.fit, analysis: result.analysis, audio: audio, path: "d")
         #expect(none.isEmpty)
