@@ -77,6 +77,24 @@ struct BeatMapSummaryTests {
         #expect(none.otherLevels.isEmpty)
     }
 
+    @Test("the fixes the analysis made against its own onsets are listed, in text and JSON; none, no line")
+    func audioFixes() throws {
+        var map = BeatMap(
+            audio: AudioReference(duration: 4), tempo: [TempoSegment(time: 0.5, bpm: 120)], beats: [0.5, 1.0, 1.5],
+            analysis: .object(
+                JSONObject([("audioFixes", .array([.string("audio-metric-level: metric level ×2"), .int(3)]))])))
+        let summary = BeatMapSummary(map: map, path: "m", report: FileReport(path: "m"))
+        #expect(summary.audioFixes == ["audio-metric-level: metric level ×2"])
+        let line = try #require(summary.text.split(separator: "\n").first { $0.contains("fixed ") })
+        #expect(line.hasSuffix("audio-metric-level: metric level ×2 (by the analysis's check against its own onsets)"))
+        let fixes = try #require(summary.json.objectValue?["audioFixes"]?.arrayValue)
+        #expect(fixes.map(\.stringValue) == ["audio-metric-level: metric level ×2"])
+        map.analysis = nil
+        let none = BeatMapSummary(map: map, path: "m", report: FileReport(path: "m"))
+        #expect(!none.text.contains("fixed"))
+        #expect(none.json.objectValue?["audioFixes"]?.arrayValue?.isEmpty == true)
+    }
+
     @Test("without a tempo map the tempo is inferred and said to be")
     func inferred() {
         let map = BeatMap(audio: AudioReference(duration: 10), beats: [1, 1.5, 2, 2.5, 3])

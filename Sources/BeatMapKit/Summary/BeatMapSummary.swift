@@ -93,6 +93,10 @@ public struct BeatMapSummary: Sendable, Equatable {
     /// The other metric levels the map's analysis lists (`analysis.alternatives`, best first), which a
     /// metric-level edit switches to; empty for a map that lists none.
     public var otherLevels: [OtherLevel]
+    /// The fixes the analysis made because its fitted beats drew a finding of the validator's audio
+    /// rules against its own onsets (`analysis.audioFixes`, e.g. "audio-metric-level: metric level ×2");
+    /// empty for a map that lists none.
+    public var audioFixes: [String]
 
     /// The summary of `map` read from `path`, with the validator's `report` on it.
     public init(map: BeatMap, path: String, report: FileReport) {
@@ -133,6 +137,7 @@ public struct BeatMapSummary: Sendable, Equatable {
             else { return nil }
             return OtherLevel(ratio: ratio, bpm: bpm)
         }
+        audioFixes = (map.analysis?.objectValue?["audioFixes"]?.arrayValue ?? []).compactMap(\.stringValue)
         notes = report.notes
         var byRule: [String: Int] = [:]
         for finding in report.findings { byRule[finding.ruleID, default: 0] += 1 }
@@ -215,6 +220,10 @@ public struct BeatMapSummary: Sendable, Equatable {
         if !otherLevels.isEmpty {
             let levels = otherLevels.map { "\($0.ratio) \(Self.bpm($0.bpm))" }.joined(separator: ", ")
             lines.append(("levels", levels + " (the analysis's other readings of the beat, best first)"))
+        }
+        if !audioFixes.isEmpty {
+            lines.append(
+                ("fixed", audioFixes.joined(separator: "; ") + " (by the analysis's check against its own onsets)"))
         }
         if let firstBeat, let lastBeat {
             lines.append(("beats", "\(beatCount), first \(Self.s(firstBeat)), last \(Self.s(lastBeat))"))
@@ -321,6 +330,7 @@ public struct BeatMapSummary: Sendable, Equatable {
                             .object(JSONObject([("ratio", .string(level.ratio)), ("bpm", .double(level.bpm))]))
                         })
                 ),
+                ("audioFixes", .array(audioFixes.map { .string($0) })),
             ]))
     }
 }
