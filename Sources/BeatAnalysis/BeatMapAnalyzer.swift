@@ -148,9 +148,11 @@ public struct BeatMapAnalyzer: Sendable {
             path: RelativePath.from(folder: mapURL.deletingLastPathComponent(), to: audioURL),
             duration: analysis.duration,
             sampleRate: analysis.sampleRate, sha256: sha)
+        // The onsets as the validator's audio rules read them, for the fixes and the warnings below.
+        let onsets = Self.onsetFacts(analysis)
         var taken: [MadeFix] = []
         if options.grid.mode != .free, options.grid.forcedBPM == nil {
-            (fit, taken) = Self.takingFixes(fit, analysis: analysis, audio: audio, path: audioURL.path)
+            (fit, taken) = Self.takingFixes(fit, onsets: onsets, audio: audio, path: audioURL.path)
         }
         // The meter and bar phase, over the fitted beats.
         let bars = Self.bars(fit, analysis: analysis, forced: options.beatsPerBar)
@@ -177,7 +179,7 @@ public struct BeatMapAnalyzer: Sendable {
         if fit.hasFewBeats { warnings.append(.fewBeats(count: fit.beats.count, seconds: analysis.duration)) }
         if analysis.secondChannelInverted { warnings.append(.channelsCancel) }
         warnings += taken.map { .audioFixTaken(ruleID: $0.ruleID, fix: $0.edit) }
-        warnings += Self.audioFindings(map, analysis: analysis, path: audioURL.path)
+        warnings += Self.audioFindings(map, onsets: onsets, path: audioURL.path)
         return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis, warnings: warnings)
     }
 
@@ -214,11 +216,10 @@ public struct BeatMapAnalyzer: Sendable {
     /// What the validator's audio rules find in `map` against the onsets the analysis itself detected,
     /// as warnings: the map should not draw a finding of the check `beatmap validate` makes of it with
     /// its audio (`bar-phase` reads the evidence the bars were laid out by, so it is not asked).
-    static func audioFindings(_ map: BeatMap, analysis: AudioAnalysis, path: String) -> [AnalysisWarning] {
+    static func audioFindings(_ map: BeatMap, onsets facts: AudioFacts, path: String) -> [AnalysisWarning] {
         guard let text = try? BeatMapCodec.encode(map) else { return [] }
         var configuration = ValidationConfiguration()
         configuration.disabledRules = Set(RuleCatalog.ids).subtracting(audioRules)
-        let facts = onsetFacts(analysis)
         let report = Validator(configuration: configuration).validate(bytes: Array(text.utf8), path: path, audio: facts)
         return report.findings.compactMap { finding in
             finding.fix.map { .audioFinding(ruleID: finding.ruleID, message: finding.message, fix: $0) }
@@ -241,7 +242,7 @@ public struct BeatMapAnalyzer: Sendable {
     /// the analysis's own onsets, each kept only when it clears its finding (``Validator/fixing``), and
     /// the fixes made. A level switch takes the alternative's score and leaves the old level as the
     /// only alternative, as `beatmap edit --metric` does; the bars are laid out afterwards.
-    static func takingFixes(_ fit: GridFit, analysis: AudioAnalysis, audio: AudioReference, path: String)
+    static func takingFixes(_ fit: GridFit, onsets facts: AudioFacts, audio: AudioReference, path: String)
         -> (GridFit, [MadeFix])
     {
         var configuration = ValidationConfiguration()
@@ -250,7 +251,6 @@ public struct BeatMapAnalyzer: Sendable {
         ])
         let map = BeatMap(audio: audio, tempo: fit.tempo, beats: fit.beats)
         guard let text = try? BeatMapCodec.encode(map) else { return (fit, []) }
-        let facts = onsetFacts(analysis)
         let validator = Validator(configuration: configuration)
         let report = validator.validate(bytes: Array(text.utf8), path: path, audio: facts)
         guard report.findings.contains(where: { $0.fix != nil }) else { return (fit, []) }

@@ -123,23 +123,16 @@ struct Edit: ParsableCommand {
             return ["--metric", spelling]
         case .shiftBeats(let fraction):
             return [
-                "--shift-beats", abs(abs(fraction) - 0.5) < 1e-12 ? (fraction < 0 ? "-1/2" : "1/2") : number(fraction),
+                "--shift-beats",
+                abs(abs(fraction) - 0.5) < 1e-12 ? (fraction < 0 ? "-1/2" : "1/2") : NumberFormatting.decimal(fraction),
             ]
         case .beatsPerBar(let perBar, let choice):
             return segment(choice).map { ["--beats-per-bar", String(perBar)] + $0 }
         case .shiftBars(let beats, let choice): return segment(choice).map { ["--shift-bar", String(beats)] + $0 }
-        case .nudge(let seconds): return ["--nudge", number(NumberFormatting.roundedToMicroseconds(seconds) * 1000)]
-        case .trim(let from, let to): return ["--trim", number(from), number(to)]
+        case .nudge(let seconds): return ["--nudge", NumberFormatting.decimal(seconds * 1000)]
+        case .trim(let from, let to): return ["--trim", NumberFormatting.decimal(from), NumberFormatting.decimal(to)]
         case .tempo: return nil
         }
-    }
-
-    /// `value` with up to 6 decimals and no trailing zeros.
-    private static func number(_ value: Double) -> String {
-        var text = String(format: "%.6f", value)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text == "-0" ? "0" : text
     }
 
     func run() throws {

@@ -8,8 +8,8 @@ import Testing
 @testable import BeatAnalysis
 
 /// `analyze` checks its map against its own onsets as `validate --audio` checks a map
-/// (``BeatMapAnalyzer/audioFindings(_:analysis:path:)``), warns of what the audio rules find, and takes
-/// the level and half-beat fixes (``BeatMapAnalyzer/takingFixes(_:analysis:audio:path:)``).
+/// (``BeatMapAnalyzer/audioFindings(_:onsets:path:)``), warns of what the audio rules find, and takes
+/// the level and half-beat fixes (``BeatMapAnalyzer/takingFixes(_:onsets:audio:path:)``).
 @Suite("analyze: its map checked against its own onsets")
 struct AudioFindingTests {
     /// `analyze`'s result for the tests' drum track (125 BPM from 0.4 s, 20 s) and its exact beats.
@@ -26,14 +26,15 @@ struct AudioFindingTests {
     @Test("the analyzer's map of a drum track draws no finding; the same beats at half tempo and half a beat out do")
     func drums() throws {
         let (result, exact) = try Self.analyzedDrums()
+        let onsets = BeatMapAnalyzer.onsetFacts(result.analysis)
         #expect(!result.warnings.contains { if case .audioFinding = $0 { true } else { false } }, "\(result.warnings)")
-        #expect(BeatMapAnalyzer.audioFindings(result.map, analysis: result.analysis, path: "drums.wav").isEmpty)
+        #expect(BeatMapAnalyzer.audioFindings(result.map, onsets: onsets, path: "drums.wav").isEmpty)
 
         func warning(_ beats: [Double], bpm: Double) throws -> AnalysisWarning {
             var map = result.map
             map.beats = beats.filter { $0 >= 0 && $0 < 20 }
             map.tempo = [TempoSegment(time: try #require(map.beats.first), bpm: bpm)]
-            let found = BeatMapAnalyzer.audioFindings(map, analysis: result.analysis, path: "drums.wav")
+            let found = BeatMapAnalyzer.audioFindings(map, onsets: onsets, path: "drums.wav")
             try #require(found.count == 1, "\(found)")
             return found[0]
         }
@@ -54,8 +55,9 @@ struct AudioFindingTests {
     @Test("a fit at half tempo is switched to the ×2 level and one half a beat out is moved back; a right fit is kept")
     func takingFixes() throws {
         let (result, exact) = try Self.analyzedDrums()
+        let onsets = BeatMapAnalyzer.onsetFacts(result.analysis)
         let audio = result.map.audio
-        let (kept, none) = BeatMapAnalyzer.takingFixes(result.fit, analysis: result.analysis, audio: audio, path: "d")
+        let (kept, none) = BeatMapAnalyzer.takingFixes(result.fit, onsets: onsets, audio: audio, path: "d")
         #expect(none.isEmpty)
         #expect(kept == result.fit)
 
@@ -68,7 +70,7 @@ struct AudioFindingTests {
             return fit
         }
         let half = try fit(stride(from: 0, to: exact.count, by: 2).map { exact[$0] }, bpm: 62.5)
-        let (doubled, fixes) = BeatMapAnalyzer.takingFixes(half, analysis: result.analysis, audio: audio, path: "d")
+        let (doubled, fixes) = BeatMapAnalyzer.takingFixes(half, onsets: onsets, audio: audio, path: "d")
         #expect(fixes.map(\.edit) == [.metricLevel(.double)])
         #expect(doubled.segments.map(\.bpm) == [125])
         try #require(doubled.beats.count >= 2 * half.beats.count - 1)
@@ -77,7 +79,7 @@ struct AudioFindingTests {
         #expect(doubled.alternatives == [MetricAlternative(ratio: .half, bpm: 62.5, score: 4.25)])
 
         let late = try fit(exact.map { $0 + 0.24 }, bpm: 125)
-        let (back, shift) = BeatMapAnalyzer.takingFixes(late, analysis: result.analysis, audio: audio, path: "d")
+        let (back, shift) = BeatMapAnalyzer.takingFixes(late, onsets: onsets, audio: audio, path: "d")
         #expect(shift.map(\.edit) == [.shiftBeats(fraction: -0.5)])
         #expect(zip(back.beats, exact).allSatisfy { abs($0 - $1) < 1e-6 }, "\(back.beats.prefix(3))")
         #expect(back.alternatives == late.alternatives)

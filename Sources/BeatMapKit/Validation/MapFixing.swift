@@ -122,7 +122,7 @@ extension Validator {
             report.backupPath = outcome.backupPath.map { path + $0.dropFirst(url.path.count) }
             return report
         } catch {
-            var unchanged = checker.validate(bytes: bytes, path: path, mapURL: url)
+            var unchanged = first
             unchanged.notes += notes
             unchanged.fixFailure = error.localizedDescription
             return unchanged
