@@ -144,6 +144,47 @@ struct DrumDetectorTests {
         #expect(DrumDetector.betterShift(of: late, frames: &frames, frameDuration: 0.01) == nil)
     }
 
+    /// Frames (hop 10 ms) with a kick of `strength` at each of `fractions` of the way through each of
+    /// `beats`' intervals (0 is the beat; a negative fraction is that far back into the interval
+    /// before) and 0.02 elsewhere; the strengths vary a little from beat to beat.
+    static func kickFrames(_ beats: [Double], at fractions: [Double], strength: Float = 0.9) -> DrumFrames {
+        var values = [Float](repeating: 0.02, count: Int(((beats.last ?? 0) + 2) / 0.01))
+        for (index, (beat, next)) in zip(beats, beats.dropFirst()).enumerated() {
+            for fraction in fractions {
+                let time = beat + fraction * (next - beat)
+                values[Int((time / 0.01).rounded())] = strength - (index.isMultiple(of: 3) ? 0.05 : 0)
+            }
+        }
+        return DrumFrames(kicks: values, snares: [Float](repeating: 0, count: values.count))
+    }
+
+    @Test("a grid on the first of two kicks a sixteenth apart moves a quarter of a beat, onto the second")
+    func pickupMoves() {
+        // Samba's bass drum read a sixteenth early: kicks on the beats and a quarter of a beat after.
+        var early = Self.kickFrames(Self.beats, at: [0, 0.25])
+        #expect(DrumDetector.betterShift(of: Self.beats, frames: &early, frameDuration: 0.01) == nil)
+        #expect(DrumDetector.pickupShift(of: Self.beats, frames: &early, frameDuration: 0.01) == 0.25)
+    }
+
+    /// Kicks (where, how strong) that keep a grid where it is.
+    static let pickupKept: [(fractions: [Double], strength: Float)] = [
+        ([-0.25, 0], 0.9), ([-0.25, 0, 0.25, 0.5], 0.9), ([0, 0.25], 0.3),
+    ]
+
+    @Test(
+        "a grid after its pickup, on kicks alike every sixteenth, or with a weak second kick stays",
+        arguments: pickupKept)
+    func pickupStays(fractions: [Double], strength: Float) {
+        var frames = Self.kickFrames(Self.beats, at: fractions, strength: strength)
+        #expect(DrumDetector.pickupShift(of: Self.beats, frames: &frames, frameDuration: 0.01) == nil)
+    }
+
+    @Test("the pickup reads no fewer than 8 beats")
+    func pickupNeedsBeats() {
+        var frames = Self.kickFrames(Self.beats, at: [0, 0.25])
+        #expect(DrumDetector.pickupShift(of: Array(Self.beats.prefix(7)), frames: &frames, frameDuration: 0.01) == nil)
+    }
+
     /// Frames (hop 10 ms) where the drums lean to the midpoints of `beats`: kick plus snare 0.5 on each
     /// beat and, in turn, 0.7 or 0.4 halfway to the next (a mean lead of 0.05, no beat-by-beat margin).
     static func leaningFrames(_ beats: [Double]) -> DrumFrames {

@@ -142,6 +142,50 @@ enum DrumDetector {
         return nil
     }
 
+    /// A quarter of a beat, the move ``pickupShift(of:frames:frameDuration:)`` makes.
+    static let pickup = 0.25
+    /// The mean kick probability a pickup needs at the beats and at the points a quarter of a beat
+    /// after them: a kick at more than half of them, more likely than not.
+    static let pickupKick: Float = 0.5
+
+    /// A quarter of a beat (``pickup``) when `beats` (seconds, increasing) sit on the first of two
+    /// kicks a sixteenth apart on every beat, read from `frames` as ``betterShift(of:frames:frameDuration:phaseUnchosen:)``
+    /// reads them; `nil` to keep them.
+    ///
+    /// A kick a sixteenth before the beat leads into it (samba's and bossa nova's bass drum, on the
+    /// beat and on the sixteenth before each one): the two kicks sound alike to the check above, which
+    /// compares a shift's points with the beats, so a grid on the first of each pair stays there, a
+    /// quarter of a beat early (session 36 found the check at ¼ and ¾ moving right bossas as often as
+    /// wrong ones). A pickup is told apart by what comes before it: the beats move a quarter of a beat
+    /// later when the kick sounds both at the beats and a quarter of a beat after them (its mean
+    /// probability at least ``pickupKick`` at each), and clearly more there than a quarter of a beat
+    /// before them (paired t at least ``minimumT``, the check's own margin). A right grid has its
+    /// pickup before the beat and nothing after it, and does not move; a kick on every sixteenth has
+    /// as much before as after.
+    static func pickupShift(of beats: [Double], frames: inout DrumFrames, frameDuration: Double) -> Double? {
+        let read = beats.prefix { $0 < DrumBands.span }
+        guard read.count >= minimumBeats, frameDuration > 0, frames.count > 0 else { return nil }
+        func kick(at time: Double) -> Float {
+            strongest(&frames, at: time, frameDuration: frameDuration) { $0.kick(at: $1) } ?? 0
+        }
+        var atBeats: Float = 0
+        var after: Float = 0
+        var differences: [Double] = []
+        for index in 1..<(read.count - 1) {
+            let beat = read[index]
+            let early = kick(at: beat - pickup * (beat - read[index - 1]))
+            let late = kick(at: beat + pickup * (read[index + 1] - beat))
+            atBeats += kick(at: beat)
+            after += late
+            differences.append(Double(late - early))
+        }
+        let count = Float(differences.count)
+        guard atBeats / count >= pickupKick, after / count >= pickupKick, PairedT.of(differences) >= minimumT else {
+            return nil
+        }
+        return pickup
+    }
+
     /// Whether the tracker left a grid's phase unchosen: of the `tracked` beats near either the
     /// `written` beats (increasing) or the points halfway between them — within an eighth of a beat of
     /// one or the other — each side holds at least ``unchosenShare``. A tracker that follows the beat
@@ -219,6 +263,12 @@ public struct DrumFrames: Sendable {
     mutating func drums(at frame: Int) -> Float {
         compute(frame)
         return kicks[frame] + snares[frame]
+    }
+
+    /// The kick at `frame` (`0..<count`).
+    mutating func kick(at frame: Int) -> Float {
+        compute(frame)
+        return kicks[frame]
     }
 
     /// The snare at `frame` (`0..<count`).

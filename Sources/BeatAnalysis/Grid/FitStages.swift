@@ -154,6 +154,7 @@ extension GridFitter {
         if case .grid(let pieces) = choice.model, pieces.count > 1 {
             shifts = segments.map {
                 DrumDetector.betterShift(of: $0.beats, frames: &frames, frameDuration: hopDuration)
+                    ?? DrumDetector.pickupShift(of: $0.beats, frames: &frames, frameDuration: hopDuration)
             }
         } else {
             let written = segments.flatMap(\.beats)
@@ -161,8 +162,10 @@ extension GridFitter {
             if case .grid = choice.model {
                 unchosen = DrumDetector.trackerLeftThePhase(choice.tracked, written: written)
             }
-            let shift = DrumDetector.betterShift(
-                of: written, frames: &frames, frameDuration: hopDuration, phaseUnchosen: unchosen)
+            let shift =
+                DrumDetector.betterShift(
+                    of: written, frames: &frames, frameDuration: hopDuration, phaseUnchosen: unchosen)
+                ?? DrumDetector.pickupShift(of: written, frames: &frames, frameDuration: hopDuration)
             shifts = Array(repeating: shift, count: segments.count)
         }
         guard shifts.contains(where: { $0 != nil }) else { return segments }
