@@ -6,7 +6,8 @@ import Foundation
 /// drums' sound from a thousand clips of our own (random General-MIDI songs rendered with soundfonts
 /// the corpus does not use: `tools/learned/drums.py`, tools/learned/README.md "Which sound is the
 /// kick"), and the check built on it: the beats move by a third, a half or two thirds of a beat when
-/// the drums sit clearly more there than on the beats.
+/// the drums sit clearly more there than on the beats, or by a quarter when they sit on the first of
+/// two kicks a sixteenth apart (``pickupShift(of:frames:frameDuration:)``).
 ///
 /// The onset curve and the 150 Hz low band the grid rules read cannot tell a kick from a bass note,
 /// or a snare from a hi-hat or a synth stab: dance music's off-beat bass and open hi-hat, a shuffle's

@@ -24,7 +24,8 @@ import Foundation
 ///    and laid over the music (``layOut(_:novelty:span:sounding:duration:)``).
 /// 5. The beats put on the start of their transients (``TransientAlignment``), then moved onto the
 ///    drums where a learned kick and snare detector finds them clearly between the beats
-///    (``DrumDetector/betterShift(of:frames:frameDuration:)``), and aligned again.
+///    (``DrumDetector/betterShift(of:frames:frameDuration:)``) or the beats on a pickup a sixteenth
+///    before them (``DrumDetector/pickupShift(of:frames:frameDuration:)``), and aligned again.
 public struct GridFitter: Sendable {
     /// The options.
     public var options: GridFitOptions
