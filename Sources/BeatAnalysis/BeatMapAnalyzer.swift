@@ -227,12 +227,12 @@ public struct BeatMapAnalyzer: Sendable {
     }
 
     /// The audio as the validator's audio rules read it: the onsets the analysis detected, with their
-    /// strengths (as ``OnsetAudioInspector`` gives them, without the bar evidence).
+    /// strengths, and its drum evidence (as ``OnsetAudioInspector`` gives them, without the bar evidence).
     static func onsetFacts(_ analysis: AudioAnalysis) -> AudioFacts {
         let peaks = analysis.envelope.peaks()
         return AudioFacts(
             duration: analysis.duration, sampleRate: analysis.sampleRate, onsets: peaks.map(\.time),
-            onsetStrengths: peaks.map(\.strength))
+            onsetStrengths: peaks.map(\.strength), drumEvidence: AnalysisDrumEvidence(analysis))
     }
 
     /// The rules whose fixes the analysis takes: the metric level and the half-beat shift.

@@ -4,8 +4,9 @@ import BeatAudio
 public import BeatMapKit
 public import Foundation
 
-/// Reads the facts of an audio file and its onsets, for `audio-misaligned`, `audio-offbeat`,
-/// `audio-metric-level` and `bar-phase` (its bar evidence): one aubio pass over the decoded audio, which measures the duration as well.
+/// Reads the facts of an audio file and its onsets, for `audio-misaligned` (with its drum evidence),
+/// `audio-offbeat`, `audio-metric-level` and `bar-phase` (its bar evidence): one aubio pass over the
+/// decoded audio, which measures the duration as well.
 public struct OnsetAudioInspector: AudioInspector {
     /// An inspector.
     public init() {}
@@ -24,13 +25,14 @@ public struct OnsetAudioInspector: AudioInspector {
         return Self.facts(of: analysis, sha256: hash)
     }
 
-    /// The facts an analysis pass measured: duration, sample rate, and the onsets with their strengths.
+    /// The facts an analysis pass measured: duration, sample rate, the onsets with their strengths, and
+    /// the bar and drum evidence.
     /// (A function of its own: more locals after `inspect`'s typed `catch` crash Swift 6.3.1's SILGen.)
     static func facts(of analysis: AudioAnalysis, sha256: String?) -> AudioFacts {
         let peaks = analysis.envelope.peaks()
         return AudioFacts(
             duration: analysis.duration, sampleRate: analysis.sampleRate, sha256: sha256,
             onsets: peaks.map(\.time), onsetStrengths: peaks.map(\.strength),
-            barEvidence: AnalysisBarEvidence(analysis))
+            barEvidence: AnalysisBarEvidence(analysis), drumEvidence: AnalysisDrumEvidence(analysis))
     }
 }

@@ -180,11 +180,14 @@ public struct AudioFacts: Sendable, Equatable {
     public var onsetStrengths: [Double]?
     /// Where the audio says bars start, for any beats (for `bar-phase`), when it was computed.
     public var barEvidence: (any BarPhaseEvidence)?
+    /// What the audio's drums say about any beats (for `audio-misaligned`), when it was computed.
+    public var drumEvidence: (any DrumEvidence)?
 
     /// Facts about an audio file.
     public init(
         duration: TimeInterval, sampleRate: Int, sha256: String? = nil, onsets: [Double]? = nil,
-        onsetStrengths: [Double]? = nil, barEvidence: (any BarPhaseEvidence)? = nil
+        onsetStrengths: [Double]? = nil, barEvidence: (any BarPhaseEvidence)? = nil,
+        drumEvidence: (any DrumEvidence)? = nil
     ) {
         self.duration = duration
         self.sampleRate = sampleRate
@@ -192,14 +195,16 @@ public struct AudioFacts: Sendable, Equatable {
         self.onsets = onsets
         self.onsetStrengths = onsetStrengths
         self.barEvidence = barEvidence
+        self.drumEvidence = drumEvidence
     }
 
-    /// Equal facts: the same measurements, and bar evidence on both sides or on neither (evidence is
-    /// a computation, not a value to compare).
+    /// Equal facts: the same measurements, and bar and drum evidence each on both sides or on neither
+    /// (evidence is a computation, not a value to compare).
     public static func == (lhs: AudioFacts, rhs: AudioFacts) -> Bool {
         lhs.duration == rhs.duration && lhs.sampleRate == rhs.sampleRate && lhs.sha256 == rhs.sha256
             && lhs.onsets == rhs.onsets && lhs.onsetStrengths == rhs.onsetStrengths
             && (lhs.barEvidence == nil) == (rhs.barEvidence == nil)
+            && (lhs.drumEvidence == nil) == (rhs.drumEvidence == nil)
     }
 }
 

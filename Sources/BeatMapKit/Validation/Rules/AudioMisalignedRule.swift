@@ -5,8 +5,11 @@ import Foundation
 /// `audio-misaligned`: the map's beats sit consistently early or late against the onsets of its audio
 /// (a track re-exported with encoder padding, or an intro shifted after the map was made). The offset
 /// is the median, over the beats that have an onset near them, of `onset − beat`, after aligning the
-/// two at the shift (±100 ms) where most beats meet an onset. Runs only when the audio's onsets are
-/// known (`beatmap validate --audio`).
+/// two at the shift (±100 ms) where most beats meet an onset. Where the audio's drums are known, an
+/// offset that would put the beats on a pickup a sixteenth before the drums' beat is not reported: the
+/// onsets there outnumber the beat's own when a bass drum plays each beat and the sixteenth before it
+/// (samba, bossa nova), and the map is on the beat (``DrumEvidence/pickupShift(of:)``). Runs only when
+/// the audio's onsets are known (`beatmap validate --audio`).
 public struct AudioMisalignedRule: ValidationRule {
     /// The largest offset searched for, in seconds.
     public static let searchRange = 0.100
@@ -33,6 +36,18 @@ public struct AudioMisalignedRule: ValidationRule {
         return result
     }
 
+    /// A bass drum on every beat and the sixteenth before it, at 166⅔ BPM (0.36 s a beat) from 0.5 s,
+    /// whose onsets are found at every pickup and only at every fourth beat (the pickup's ring masks
+    /// the rest): 24 beats.
+    static let pickupKicks: [Double] = (0..<24).flatMap { index -> [Double] in
+        let beat = 0.5 + Double(index) * 0.36
+        return [beat - 0.09, beat]
+    }
+    static let pickupOnsets: [Double] = (0..<24).flatMap { index -> [Double] in
+        let beat = 0.5 + Double(index) * 0.36
+        return index.isMultiple(of: 4) ? [beat - 0.09, beat] : [beat - 0.09]
+    }
+
     public static let description = RuleDescription(
         id: "audio-misaligned", defaultSeverity: .warning,
         summary: "The beats sit consistently early or late (> 15 ms) against the audio's onsets.", needsOnsets: true,
@@ -41,6 +56,18 @@ public struct AudioMisalignedRule: ValidationRule {
                 beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
                 audio: AudioFacts(
                     duration: 9, sampleRate: 44100, onsets: onsets(from: 0.5, count: 16, interval: 0.5, shift: 0.032))),
+            // The same audio without its drums known: the onsets point onto the pickups.
+            .map(
+                beats: beats(from: 0.5, count: 24, interval: 0.36), duration: "9.5",
+                audio: AudioFacts(duration: 9.5, sampleRate: 44100, onsets: pickupOnsets)),
+            // Drums known, kicks on the onsets 32 ms after the beats: an offset, not a pickup.
+            .map(
+                beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
+                audio: AudioFacts(
+                    duration: 9, sampleRate: 44100, onsets: onsets(from: 0.5, count: 16, interval: 0.5, shift: 0.032),
+                    drumEvidence: KickTimesEvidence(
+                        kicks: onsets(from: 0.5, count: 16, interval: 0.5, shift: 0.032).enumerated()
+                            .filter { $0.offset.isMultiple(of: 2) }.map(\.element)))),
             .map(
                 beats: beats(from: 1.0, count: 20, interval: 0.4), duration: "9.5",
                 audio: AudioFacts(
@@ -52,6 +79,13 @@ public struct AudioMisalignedRule: ValidationRule {
                 beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
                 audio: AudioFacts(
                     duration: 9, sampleRate: 44100, onsets: onsets(from: 0.5, count: 16, interval: 0.5, shift: 0.006))),
+            // On the beat of a bass drum with a pickup: the onsets alone point 90 ms earlier, onto the
+            // pickups; the drums say those would be the pickups.
+            .map(
+                beats: beats(from: 0.5, count: 24, interval: 0.36), duration: "9.5",
+                audio: AudioFacts(
+                    duration: 9.5, sampleRate: 44100, onsets: pickupOnsets,
+                    drumEvidence: KickTimesEvidence(kicks: pickupKicks))),
             .map(
                 beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
                 audio: AudioFacts(duration: 9, sampleRate: 44100)),
@@ -106,6 +140,9 @@ public struct AudioMisalignedRule: ValidationRule {
             let (offset, matched) = Self.offset(beats: context.map.beats, onsets: onsets),
             abs(offset) > context.configuration.misalignmentTolerance + 1e-9
         else { return }
+        if let drums = facts.drumEvidence, drums.pickupShift(of: context.map.beats.map { $0 + offset }) != nil {
+            return
+        }
         sink.report(
             Violation(
                 Message.misaligned(offset: offset, matched: matched, of: context.map.beats.count),

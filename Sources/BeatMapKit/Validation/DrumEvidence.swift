@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+public import Foundation
+
+/// What an audio file's drums say about any beats: `audio-misaligned` asks whether the beats its
+/// offset would give sit on a pickup. `BeatAnalysis` provides one from the analyzer's learned kick
+/// detector; the core library stays free of audio code.
+public protocol DrumEvidence: Sendable {
+    /// The fraction of a beat `beats` (seconds, increasing) should move later because they sit on the
+    /// first of two kicks a sixteenth apart on every beat (a pickup before the beat: samba's and bossa
+    /// nova's bass drum), or `nil` when they do not, or too few beats are read.
+    func pickupShift(of beats: [TimeInterval]) -> Double?
+}
+
+/// Drum evidence from a list of kick times: for the rules' examples, whose audio is a list of onsets.
+/// A kick is at a point when one lies within 20 ms of it. The beats sit on a pickup when a kick is at
+/// more than half of the beats and of the points a quarter of a beat after them, and at more of the
+/// points after them than of those a quarter of a beat before them by at least a quarter of the
+/// beats (the analyzer reads its detector's probabilities with a paired t instead).
+struct KickTimesEvidence: DrumEvidence {
+    /// Kick times in seconds, increasing.
+    let kicks: [Double]
+
+    func pickupShift(of beats: [TimeInterval]) -> Double? {
+        guard beats.count >= 8 else { return nil }
+        func kick(at time: Double) -> Bool {
+            let index = SortedSearch.lowerBound(kicks, time - 0.02)
+            return index < kicks.count && kicks[index] <= time + 0.02
+        }
+        var (at, after, before) = (0, 0, 0)
+        for index in 1..<(beats.count - 1) {
+            let beat = beats[index]
+            if kick(at: beat) { at += 1 }
+            if kick(at: beat + 0.25 * (beats[index + 1] - beat)) { after += 1 }
+            if kick(at: beat - 0.25 * (beat - beats[index - 1])) { before += 1 }
+        }
+        let count = beats.count - 2
+        guard 2 * at > count, 2 * after > count, 4 * (after - before) >= count else { return nil }
+        return 0.25
+    }
+}
