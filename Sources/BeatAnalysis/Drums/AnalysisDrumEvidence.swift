@@ -18,6 +18,7 @@ public struct AnalysisDrumEvidence: DrumEvidence {
         frameDuration = analysis.envelope.hopDuration
     }
 
+    /// A quarter of a beat when the detector's kick puts `beats` on a pickup, as the drum check reads it.
     public func pickupShift(of beats: [TimeInterval]) -> Double? {
         var frames = frames
         return DrumDetector.pickupShift(of: beats, frames: &frames, frameDuration: frameDuration)
