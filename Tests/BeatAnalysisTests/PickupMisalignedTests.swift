@@ -29,13 +29,7 @@ struct PickupMisalignedTests {
     }
 
     /// The audio facts of `track`, as `validate --audio` reads them.
-    static func facts(_ track: SynthTrack) throws -> AudioFacts {
-        let folder = try TestTracks.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent("track.wav")
-        try WAVWriter.write(track, to: url)
-        return try OnsetAudioInspector().inspect(url, computeHash: false)
-    }
+    static func facts(_ track: SynthTrack) throws -> AudioFacts { try BarPhaseRuleTests.facts(track) }
 
     /// The `audio-misaligned` findings on `beats` (150 BPM) against `facts`.
     static func findings(_ beats: [Double], facts: AudioFacts) throws -> [Finding] {
