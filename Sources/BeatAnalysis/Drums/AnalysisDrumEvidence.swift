@@ -3,9 +3,10 @@
 public import BeatMapKit
 public import Foundation
 
-/// The drum evidence of an analysed audio file, for `audio-misaligned`: the analyzer's learned kick
-/// detector read at the beats asked about, as its drum check reads it
-/// (``DrumDetector/pickupShift(of:frames:frameDuration:)``).
+/// The drum evidence of an analysed audio file, for `audio-misaligned` and `audio-offbeat`: the
+/// analyzer's learned kick and snare detector read at the beats asked about, as its drum check reads
+/// it (``DrumDetector/pickupShift(of:frames:frameDuration:)``,
+/// ``DrumDetector/betterShift(of:frames:frameDuration:phaseUnchosen:)``).
 public struct AnalysisDrumEvidence: DrumEvidence {
     /// The detector's frames of the first five minutes.
     let frames: DrumFrames
@@ -22,5 +23,12 @@ public struct AnalysisDrumEvidence: DrumEvidence {
     public func pickupShift(of beats: [TimeInterval]) -> Double? {
         var frames = frames
         return DrumDetector.pickupShift(of: beats, frames: &frames, frameDuration: frameDuration)
+    }
+
+    /// The drum check's shift of `beats` (⅓, ½ or ⅔ of a beat, where the kick and snare sit clearly
+    /// more than on the beats), as it reads the analyzer's own beats.
+    public func drumShift(of beats: [TimeInterval]) -> Double? {
+        var frames = frames
+        return DrumDetector.betterShift(of: beats, frames: &frames, frameDuration: frameDuration)
     }
 }

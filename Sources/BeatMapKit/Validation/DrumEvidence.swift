@@ -3,30 +3,45 @@
 public import Foundation
 
 /// What an audio file's drums say about any beats: `audio-misaligned` asks whether the beats its
-/// offset would give sit on a pickup. `BeatAnalysis` provides one from the analyzer's learned kick
-/// detector; the core library stays free of audio code.
+/// offset would give sit on a pickup, `audio-offbeat` whether the drums sit between the beats.
+/// `BeatAnalysis` provides one from the analyzer's learned kick and snare detector; the core library
+/// stays free of audio code.
 public protocol DrumEvidence: Sendable {
     /// The fraction of a beat `beats` (seconds, increasing) should move later because they sit on the
     /// first of two kicks a sixteenth apart on every beat (a pickup before the beat: samba's and bossa
     /// nova's bass drum), or `nil` when they do not, or too few beats are read.
     func pickupShift(of beats: [TimeInterval]) -> Double?
+    /// The fraction of a beat (⅓, ½ or ⅔) `beats` (seconds, increasing) should move later because the
+    /// drums (kick and snare) sit clearly there rather than on them, or `nil` when they do not, or too
+    /// few beats are read.
+    func drumShift(of beats: [TimeInterval]) -> Double?
 }
 
 /// Drum evidence from a list of kick times: for the rules' examples, whose audio is a list of onsets.
 /// A kick is at a point when one lies within 20 ms of it. The beats sit on a pickup when a kick is at
 /// more than half of the beats and of the points a quarter of a beat after them, and at more of the
 /// points after them than of those a quarter of a beat before them by at least a quarter of the
-/// beats (the analyzer reads its detector's probabilities with a paired t instead).
+/// beats; the drums sit half a beat on when a kick is at more than half of the midpoints and at under
+/// a quarter of the beats (the analyzer reads its detector's probabilities with a paired t instead).
 struct KickTimesEvidence: DrumEvidence {
     /// Kick times in seconds, increasing.
     let kicks: [Double]
 
+    /// Whether a kick lies within 20 ms of `time`.
+    func kick(at time: Double) -> Bool {
+        let index = SortedSearch.lowerBound(kicks, time - 0.02)
+        return index < kicks.count && kicks[index] <= time + 0.02
+    }
+
+    func drumShift(of beats: [TimeInterval]) -> Double? {
+        guard beats.count >= 8 else { return nil }
+        let onBeats = beats.filter { kick(at: $0) }.count
+        let onMidpoints = zip(beats, beats.dropFirst()).filter { kick(at: ($0 + $1) / 2) }.count
+        return 2 * onMidpoints > beats.count - 1 && 4 * onBeats < beats.count ? 0.5 : nil
+    }
+
     func pickupShift(of beats: [TimeInterval]) -> Double? {
         guard beats.count >= 8 else { return nil }
-        func kick(at time: Double) -> Bool {
-            let index = SortedSearch.lowerBound(kicks, time - 0.02)
-            return index < kicks.count && kicks[index] <= time + 0.02
-        }
         var (at, after, before) = (0, 0, 0)
         for index in 1..<(beats.count - 1) {
             let beat = beats[index]

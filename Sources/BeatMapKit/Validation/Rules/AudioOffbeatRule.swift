@@ -7,14 +7,30 @@ import Foundation
 /// (≥ ``BeatStrengthProfile/offbeatRatio``×, the stronger in most intervals, over at least 16
 /// intervals), the points between those carry under half the midpoints' strength (at most the music's
 /// sixteenth notes), and the midpoints alternate like a bar's
-/// beats. The fix is a shift of half a beat. Runs only when the audio's onsets and their strengths
-/// are known (`beatmap validate --audio`); see ``BeatStrengthProfile/verdict``.
+/// beats. Where the onsets say nothing clearly and the audio's drums are known, the drums may: the
+/// kick and snare sit clearly halfway between the beats (``DrumEvidence/drumShift(of:)``, the
+/// analyzer's drum check), and the quarter points carry under half the midpoints' onset strength, as
+/// above (a half-tempo map has the music's off-beats there). The fix is a shift of half a beat. Runs
+/// only when the audio's onsets and their strengths are known (`beatmap validate --audio`); see
+/// ``BeatStrengthProfile/verdict``.
 public struct AudioOffbeatRule: ValidationRule {
     static let period = 0.5
     static let start = 0.5
     static let count = 24
     static let duration = "13.0"
     static let rock = OnsetPattern.onsets(OnsetPattern.rock, start: start, period: period, count: count)
+    /// Kick on 1 and on the "and" of 2 and 3, snare on 2 and 4, eighth-note hi-hats: its beats and
+    /// off-beats are close enough in strength that the onsets alone say nothing about a map half a
+    /// beat out.
+    static let syncopated = OnsetPattern.onsets(
+        [[(0, 0.8), (0.5, 0.45)], [(0, 1.0), (0.5, 0.8)], [(0, 0.45), (0.5, 0.8)], [(0, 1.0), (0.5, 0.45)]],
+        start: start, period: period, count: count)
+    /// ``syncopated`` with its drums known: the detector's kick and snare on the beats.
+    static var syncopatedWithDrums: AudioFacts {
+        var facts = syncopated
+        facts.drumEvidence = KickTimesEvidence(kicks: (0..<count).map { start + Double($0) * period })
+        return facts
+    }
 
     public static let description = RuleDescription(
         id: "audio-offbeat", defaultSeverity: .warning,
@@ -28,6 +44,10 @@ public struct AudioOffbeatRule: ValidationRule {
                 beats: OnsetPattern.beats(start: start + period / 2, period: period, count: count - 1),
                 duration: duration,
                 audio: OnsetPattern.onsets(OnsetPattern.quarters, start: start, period: period, count: count)),
+            // The onsets say nothing clearly; the drums sit halfway between the beats.
+            .map(
+                beats: OnsetPattern.beats(start: start + period / 2, period: period, count: count - 1),
+                duration: duration, audio: syncopatedWithDrums),
         ],
         nonTriggeringExamples: [
             .map(
@@ -35,11 +55,15 @@ public struct AudioOffbeatRule: ValidationRule {
             // Syncopated: kick on 1 and on the "and" of 2 and 3, snare on 2 and 4, eighth-note hi-hats.
             .map(
                 beats: OnsetPattern.beats(start: start, period: period, count: count), duration: duration,
-                audio: OnsetPattern.onsets(
-                    [
-                        [(0, 0.8), (0.5, 0.45)], [(0, 1.0), (0.5, 0.8)], [(0, 0.45), (0.5, 0.8)],
-                        [(0, 1.0), (0.5, 0.45)],
-                    ], start: start, period: period, count: count)),
+                audio: syncopated),
+            // The same, drums known: they are on the beats.
+            .map(
+                beats: OnsetPattern.beats(start: start, period: period, count: count), duration: duration,
+                audio: syncopatedWithDrums),
+            // Half a beat out, the drums not known: the onsets alone say nothing clearly.
+            .map(
+                beats: OnsetPattern.beats(start: start + period / 2, period: period, count: count - 1),
+                duration: duration, audio: syncopated),
             // Off-beats louder than the beats but all alike (a reggae skank): not a bar's beats.
             .map(
                 beats: OnsetPattern.beats(start: start, period: period, count: count), duration: duration,
@@ -65,13 +89,29 @@ public struct AudioOffbeatRule: ValidationRule {
     }
 
     public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
-        guard let profile = BeatStrengthProfile(context),
-            case .offbeat(let ratio, let shift) = profile.verdict
-        else { return }
-        sink.report(
-            Violation(
-                Message.offbeat(ratio: ratio, strongerMidpoints: profile.strongerMidpoints, shift: shift),
-                at: context.source.location(ofMember: "beats"), fix: .shiftBeats(fraction: shift < 0 ? -0.5 : 0.5)))
+        guard let profile = BeatStrengthProfile(context) else { return }
+        switch profile.verdict {
+        case .offbeat(let ratio, let shift):
+            sink.report(
+                Violation(
+                    Message.offbeat(ratio: ratio, strongerMidpoints: profile.strongerMidpoints, shift: shift),
+                    at: context.source.location(ofMember: "beats"),
+                    fix: .shiftBeats(fraction: shift < 0 ? -0.5 : 0.5)))
+        case nil:
+            // The onsets say nothing clearly; the drums may (see the rule's description).
+            guard case .facts(let facts) = context.audio, let drums = facts.drumEvidence,
+                profile.quarterPoints.strength < BeatStrengthProfile.subBeats * profile.midpoints.strength,
+                drums.drumShift(of: context.map.beats) == 0.5
+            else { return }
+            let back = profile.beforeFirst > 0 || profile.afterLast == 0
+            let shift = back ? -profile.medianInterval / 2 : profile.medianInterval / 2
+            sink.report(
+                Violation(
+                    Message.drumsOffbeat(shift: shift), at: context.source.location(ofMember: "beats"),
+                    fix: .shiftBeats(fraction: back ? -0.5 : 0.5)))
+        case .level:
+            return
+        }
     }
 
     /// The rule's messages.
@@ -86,6 +126,11 @@ public struct AudioOffbeatRule: ValidationRule {
             let share = Int((strongerMidpoints * 100).rounded())
             return
                 "beats look half a beat out: \(strength) (the stronger in \(share) % of the intervals); shift every beat by \(String(format: "%+.3f", shift)) s (half a beat)"
+        }
+
+        /// The drums sit halfway between the beats; `shift` moves the beats onto them.
+        static func drumsOffbeat(shift: Double) -> String {
+            "beats look half a beat out: the drums (kick and snare) sit clearly halfway between the beats; shift every beat by \(String(format: "%+.3f", shift)) s (half a beat)"
         }
     }
 }
