@@ -33,13 +33,7 @@ struct PickupMisalignedTests {
 
     /// The `audio-misaligned` findings on `beats` (150 BPM) against `facts`.
     static func findings(_ beats: [Double], facts: AudioFacts) throws -> [Finding] {
-        let map = BeatMap(
-            audio: AudioReference(duration: facts.duration, sampleRate: facts.sampleRate),
-            tempo: [TempoSegment(time: beats.first ?? 0, bpm: 150)], beats: beats)
-        let text = try BeatMapCodec.encode(map)
-        return Validator().validate(bytes: Array(text.utf8), path: "m.beatmap.json", audio: facts).findings.filter {
-            $0.ruleID == "audio-misaligned"
-        }
+        try AudioRuleFindings.of("audio-misaligned", beats: beats, bpm: 150, facts: facts)
     }
 
     @Test("the drums read a pickup where the beats sit on it, and none where they sit on the beat")
