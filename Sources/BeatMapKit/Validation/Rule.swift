@@ -180,7 +180,8 @@ public struct AudioFacts: Sendable, Equatable {
     public var onsetStrengths: [Double]?
     /// Where the audio says bars start, for any beats (for `bar-phase`), when it was computed.
     public var barEvidence: (any BarPhaseEvidence)?
-    /// What the audio's drums say about any beats (for `audio-misaligned`), when it was computed.
+    /// What the audio's drums say about any beats (for `audio-misaligned` and `audio-offbeat`), when it
+    /// was computed.
     public var drumEvidence: (any DrumEvidence)?
 
     /// Facts about an audio file.

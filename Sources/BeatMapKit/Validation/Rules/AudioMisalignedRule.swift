@@ -56,7 +56,8 @@ public struct AudioMisalignedRule: ValidationRule {
                 beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
                 audio: AudioFacts(
                     duration: 9, sampleRate: 44100, onsets: onsets(from: 0.5, count: 16, interval: 0.5, shift: 0.032))),
-            // The same audio without its drums known: the onsets point onto the pickups.
+            // The pickup audio of the non-triggering example below, its drums not known: the onsets
+            // point onto the pickups.
             .map(
                 beats: beats(from: 0.5, count: 24, interval: 0.36), duration: "9.5",
                 audio: AudioFacts(duration: 9.5, sampleRate: 44100, onsets: pickupOnsets)),
@@ -65,9 +66,7 @@ public struct AudioMisalignedRule: ValidationRule {
                 beats: beats(from: 0.5, count: 16, interval: 0.5), duration: "9.0",
                 audio: AudioFacts(
                     duration: 9, sampleRate: 44100, onsets: onsets(from: 0.5, count: 16, interval: 0.5, shift: 0.032),
-                    drumEvidence: KickTimesEvidence(
-                        kicks: onsets(from: 0.5, count: 16, interval: 0.5, shift: 0.032).enumerated()
-                            .filter { $0.offset.isMultiple(of: 2) }.map(\.element)))),
+                    drumEvidence: KickTimesEvidence(kicks: (0..<16).map { 0.5 + Double($0) * 0.5 + 0.032 }))),
             .map(
                 beats: beats(from: 1.0, count: 20, interval: 0.4), duration: "9.5",
                 audio: AudioFacts(
