@@ -61,6 +61,7 @@ extension GridFitter {
         if case .follow = model {
             tracked = repairingLevelSections(
                 tracked, novelty: novelty, peaks: peaks, span: span, regions: selected.regions)
+            tracked = repairingDetours(tracked, novelty: novelty, peaks: peaks, span: span)
             tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand)
             // Sections whose beats sound like the song's off-beats move onto its beat.
             if let bandLevels,
