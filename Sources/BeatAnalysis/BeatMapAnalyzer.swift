@@ -118,13 +118,17 @@ public struct BeatMapAnalyzer: Sendable {
         var settings = AudioAnalysisSettings()
         settings.runTracker = options.grid.mode == .free
         settings.decodeAhead = options.helperThreads
-        let analysis = try AudioAnalyzer(settings: settings).analyze(audioURL, progress: progress)
+        var analysis = try AudioAnalyzer(settings: settings).analyze(audioURL, progress: progress)
+        // The drum detector's frames, computed as the drum check, the audio check and the bars read
+        // them, each once. The box is their only owner, so computing one does not copy them all.
+        let drums = SharedDrumFrames(analysis.drums)
+        analysis.drums = DrumFrames()
         var fit: GridFit
         do {
             fit = try GridFitter(options: options.grid).fit(
                 analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats,
                 levels: analysis.levels, lowLevels: analysis.lowLevels, blockLevels: analysis.blockLevels,
-                blockDuration: analysis.blockDuration, bandLevels: analysis.bandLevels, drums: analysis.drums)
+                blockDuration: analysis.blockDuration, bandLevels: analysis.bandLevels, sharedDrums: drums)
         } catch {
             throw .noBeat(path: audioURL.path, error)
         }
@@ -149,13 +153,13 @@ public struct BeatMapAnalyzer: Sendable {
             duration: analysis.duration,
             sampleRate: analysis.sampleRate, sha256: sha)
         // The onsets as the validator's audio rules read them, for the fixes and the warnings below.
-        let onsets = Self.onsetFacts(analysis)
+        let onsets = Self.onsetFacts(analysis, drums: drums)
         var taken: [MadeFix] = []
         if options.grid.mode != .free, options.grid.forcedBPM == nil {
             (fit, taken) = Self.takingFixes(fit, onsets: onsets, audio: audio, path: audioURL.path)
         }
         // The meter and bar phase, over the fitted beats.
-        let bars = Self.bars(fit, analysis: analysis, forced: options.beatsPerBar)
+        let bars = Self.bars(fit, analysis: analysis, forced: options.beatsPerBar, drums: drums)
         var provenance = provenance(analysis, fit)
         if let bars, case .object(var object) = provenance {
             object["bars"] = BarLayout.provenance(bars)
@@ -180,15 +184,22 @@ public struct BeatMapAnalyzer: Sendable {
         if analysis.secondChannelInverted { warnings.append(.channelsCancel) }
         warnings += taken.map { .audioFixTaken(ruleID: $0.ruleID, fix: $0.edit) }
         warnings += Self.audioFindings(map, onsets: onsets, path: audioURL.path)
+        // The frames go back to the analysis the caller gets, as far as they were computed.
+        analysis.drums = drums.reading { $0 }
         return AnalyzedBeatMap(map: map, fit: fit, analysis: analysis, warnings: warnings)
     }
 
     /// The bars of `fit`: estimated, or in bars of `forced` beats at the likeliest phase (the first beat
     /// when there are too few beats to tell).
-    static func bars(_ fit: GridFit, analysis: AudioAnalysis, forced: Int?) -> BarEstimate? {
-        guard let forced else { return BarLayout.estimate(fit, analysis: analysis) }
+    static func bars(_ fit: GridFit, analysis: AudioAnalysis, forced: Int?, drums: SharedDrumFrames? = nil)
+        -> BarEstimate?
+    {
+        guard let forced else {
+            return BarLayout.estimate(
+                fit, analysis: analysis, meters: MeterEstimator.prior.map(\.beatsPerBar), drums: drums)
+        }
         guard !fit.beats.isEmpty else { return nil }
-        return BarLayout.estimate(fit, analysis: analysis, meters: [forced])
+        return BarLayout.estimate(fit, analysis: analysis, meters: [forced], drums: drums)
             ?? BarEstimate(beatsPerBar: forced, firstDownbeat: 0, phaseConfidence: 0, meterConfidence: 1)
     }
 
@@ -228,11 +239,14 @@ public struct BeatMapAnalyzer: Sendable {
 
     /// The audio as the validator's audio rules read it: the onsets the analysis detected, with their
     /// strengths, and its drum evidence (as ``OnsetAudioInspector`` gives them, without the bar evidence).
-    static func onsetFacts(_ analysis: AudioAnalysis) -> AudioFacts {
+    /// `drums` are the detector's frames as the analysis has read them so far (its own, unread, if
+    /// not given).
+    static func onsetFacts(_ analysis: AudioAnalysis, drums: SharedDrumFrames? = nil) -> AudioFacts {
         let peaks = analysis.envelope.peaks()
         return AudioFacts(
             duration: analysis.duration, sampleRate: analysis.sampleRate, onsets: peaks.map(\.time),
-            onsetStrengths: peaks.map(\.strength), drumEvidence: AnalysisDrumEvidence(analysis))
+            onsetStrengths: peaks.map(\.strength),
+            drumEvidence: AnalysisDrumEvidence(analysis, frames: drums ?? SharedDrumFrames(analysis.drums)))
     }
 
     /// The rules whose fixes the analysis takes: the metric level and the half-beat shift.

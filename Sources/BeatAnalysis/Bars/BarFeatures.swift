@@ -154,19 +154,23 @@ struct BarFeatures: Sendable, Equatable {
 
     /// The features of any beats (seconds, increasing) of `analysis`, its onset and low-band curves
     /// made once for all the runs of beats read (a song's, then each of its tempo segments').
-    static func reader(_ analysis: AudioAnalysis) -> ([Double]) -> BarFeatures {
+    /// `drums` holds the detector's frames as read so far, where the caller shares them (the
+    /// analyzer's drum check has read them); without it, `analysis`'s own.
+    static func reader(_ analysis: AudioAnalysis, drums: SharedDrumFrames? = nil) -> ([Double]) -> BarFeatures {
         let envelope = analysis.envelope
         let novelty = Novelty(envelope: envelope)
         let lowNovelty = LowBand.novelty(levels: analysis.lowLevels, like: envelope)
         // The detector's frames, computed where read and kept for the next run of beats.
-        var drums = analysis.drums
+        let drums = drums ?? SharedDrumFrames(analysis.drums)
         return { beats in
             var features = BarFeatures(
                 beats: beats, novelty: novelty, lowNovelty: lowNovelty, lowLevels: analysis.lowLevels,
                 chroma: analysis.chroma, hopDuration: envelope.hopDuration)
-            if drums.count > 0 {
-                features.snares = beats.map {
-                    DrumDetector.snare(&drums, at: $0, frameDuration: envelope.hopDuration)
+            drums.reading { frames in
+                if frames.count > 0 {
+                    features.snares = beats.map {
+                        DrumDetector.snare(&frames, at: $0, frameDuration: envelope.hopDuration)
+                    }
                 }
             }
             return features

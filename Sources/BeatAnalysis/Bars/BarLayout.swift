@@ -22,9 +22,17 @@ public enum BarLayout {
     public static func estimate(
         _ fit: GridFit, analysis: AudioAnalysis, meters: [Int] = MeterEstimator.prior.map(\.beatsPerBar)
     ) -> BarEstimate? {
+        estimate(fit, analysis: analysis, meters: meters, drums: nil)
+    }
+
+    /// ``estimate(_:analysis:meters:)`` reading the drum detector's frames from `drums` where the caller
+    /// shares them (``BarFeatures/reader(_:drums:)``).
+    static func estimate(
+        _ fit: GridFit, analysis: AudioAnalysis, meters: [Int], drums: SharedDrumFrames?
+    ) -> BarEstimate? {
         let estimator = MeterEstimator(meters: meters)
         guard fit.beats.count >= estimator.minimumBeats else { return nil }
-        let read = BarFeatures.reader(analysis)
+        let read = BarFeatures.reader(analysis, drums: drums)
         let features = read(fit.beats)
         guard var estimate = estimator.estimate(features) else { return nil }
         // Followed beats can lose or gain a beat, and each of their beats starts a segment of its own,

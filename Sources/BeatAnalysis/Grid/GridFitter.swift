@@ -53,6 +53,22 @@ public struct GridFitter: Sendable {
     ) throws(GridFitError)
         -> GridFit
     {
+        try fit(
+            envelope, duration: duration, trackerBeats: trackerBeats, levels: levels, lowLevels: lowLevels,
+            blockLevels: blockLevels, blockDuration: blockDuration, bandLevels: bandLevels,
+            sharedDrums: drums.map(SharedDrumFrames.init))
+    }
+
+    /// ``fit(_:duration:trackerBeats:levels:lowLevels:blockLevels:blockDuration:bandLevels:drums:)`` with
+    /// the drum detector's frames in a box the caller keeps, so that what the drum check computes is
+    /// there for the analyzer's own audio check (``AnalysisDrumEvidence``) too.
+    func fit(
+        _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]?, levels: [Float]?,
+        lowLevels: [Float]?, blockLevels: CompactFloats?, blockDuration: Double, bandLevels: [UInt8]?,
+        sharedDrums: SharedDrumFrames?
+    ) throws(GridFitError)
+        -> GridFit
+    {
         let novelty = Novelty(envelope: envelope)
         let peaks = novelty.envelope.peaks()
         guard peaks.count >= 4 else { throw .tooFewOnsets(peaks.count) }
@@ -96,10 +112,12 @@ public struct GridFitter: Sendable {
             duration: duration)
         let placement = TransientPlacement(blockLevels: blockLevels, blockDuration: blockDuration, duration: duration)
         laid.segments = placement.aligned(laid.segments)
-        if var frames = drums {
-            laid.segments = drumChecked(
-                laid.segments, choice, frames: &frames, hopDuration: envelope.hopDuration, span: span,
-                sounding: sounding, duration: duration, placement: placement)
+        if let sharedDrums {
+            laid.segments = sharedDrums.reading { frames in
+                drumChecked(
+                    laid.segments, choice, frames: &frames, hopDuration: envelope.hopDuration, span: span,
+                    sounding: sounding, duration: duration, placement: placement)
+            }
         }
         if case .grid(let pieces) = choice.model, pieces.count > 1 {
             // A tempo change within the tracker's reach keeps the beat: a segment the tracker took up
