@@ -52,6 +52,21 @@ struct AudioFindingTests {
         #expect(fraction == -0.5)
     }
 
+    @Test("the analysis handed back keeps the drum detector's frames, and its evidence reads them as a fresh copy does")
+    func drumFramesHandedBack() throws {
+        let (result, exact) = try Self.analyzedDrums()
+        #expect(result.analysis.drums.count > 0)
+        // The analyzer's own frames, read during the analysis, against a fresh evidence's: the same
+        // answers, for the beats and for the beats half a beat out.
+        let shared = try #require(BeatMapAnalyzer.onsetFacts(result.analysis).drumEvidence)
+        let fresh = AnalysisDrumEvidence(result.analysis)
+        let late = exact.map { $0 + 0.24 }
+        #expect(shared.drumShift(of: exact) == fresh.drumShift(of: exact))
+        #expect(shared.drumShift(of: late) == fresh.drumShift(of: late))
+        #expect(fresh.drumShift(of: late) == 0.5)
+        #expect(fresh.drumShift(of: exact) == nil)
+    }
+
     @Test("a fit at half tempo is switched to the ×2 level and one half a beat out is moved back; a right fit is kept")
     func takingFixes() throws {
         let (result, exact) = try Self.analyzedDrums()
