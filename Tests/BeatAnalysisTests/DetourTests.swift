@@ -44,6 +44,12 @@ struct DetourTests {
         return (truth.filter { $0 < first } + dotted + truth.filter { $0 > last + 0.2 }).sorted()
     }
 
+    /// `beats` repaired, with an onset at each of them and nowhere else.
+    static func repairedOnItsOwnOnsets(_ beats: [Double]) -> [Double] {
+        let novelty = OnsetCurves.peaks(beats.map { (time: $0, height: Float(1)) }, seconds: 80)
+        return GridFitter().repairingDetours(beats, novelty: novelty, peaks: novelty.envelope.peaks(), span: 1...75)
+    }
+
     @Test("a detour to 4⁄3 on a dotted figure, in a drifting song, is carried through on its beats")
     func detourCarriedThrough() throws {
         let section = 30.0...45.0
@@ -61,10 +67,7 @@ struct DetourTests {
     func realChangeKept() {
         var truth = (0..<80).map { 1 + Double($0) * 0.5 }
         while let last = truth.last, last < 75 { truth.append(last + 0.375) }
-        let novelty = OnsetCurves.peaks(truth.map { (time: $0, height: Float(1)) }, seconds: 80)
-        let repaired = GridFitter().repairingDetours(
-            truth, novelty: novelty, peaks: novelty.envelope.peaks(), span: 1...75)
-        #expect(repaired == truth)
+        #expect(Self.repairedOnItsOwnOnsets(truth) == truth)
     }
 
     @Test("a section at 4⁄3 that comes back to another tempo is a change, not a detour")
@@ -73,10 +76,7 @@ struct DetourTests {
         var truth = (0..<59).map { 1 + Double($0) * 0.5 }
         while let last = truth.last, last < 45 { truth.append(last + 0.375) }
         while let last = truth.last, last < 75 { truth.append(last + 0.6) }
-        let novelty = OnsetCurves.peaks(truth.map { (time: $0, height: Float(1)) }, seconds: 80)
-        let repaired = GridFitter().repairingDetours(
-            truth, novelty: novelty, peaks: novelty.envelope.peaks(), span: 1...75)
-        #expect(repaired == truth)
+        #expect(Self.repairedOnItsOwnOnsets(truth) == truth)
     }
 
     @Test("beats that keep their tempo are returned as they are")
