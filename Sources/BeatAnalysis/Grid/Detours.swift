@@ -67,7 +67,10 @@ extension GridFitter {
         }
         var held: [Double]?
         var result = tracked
-        // Last first, so that replacing one leaves the indices of those before it as they were.
+        // Last first, so that replacing one leaves the indices of those before it as they were; a
+        // detour whose beats would reach into one replaced already (two within a few beats of each
+        // other) is left as it is.
+        var untouched = tracked.count
         for section in sections.reversed() {
             guard
                 let detour = detour(
@@ -82,7 +85,9 @@ extension GridFitter {
                         return held ?? []
                     })
             else { continue }
+            guard detour.replacing.upperBound < untouched else { continue }
             result.replaceSubrange(detour.replacing, with: detour.beats)
+            untouched = detour.replacing.lowerBound
         }
         return result
     }
