@@ -44,7 +44,7 @@ extension GridFitter {
         let intervals = zip(tracked.dropFirst(), tracked).map { $0 - $1 }
         let band = log(1 + Self.localIntervalBand)
         // The median of the `context` intervals from each index on (the last ones: of those left).
-        let ahead = intervals.indices.map { Self.median(Array(intervals[$0..<min(intervals.count, $0 + context)])) }
+        let ahead = intervals.indices.map { Self.median(intervals[$0..<min(intervals.count, $0 + context)]) }
         // Departures and returns: a start where the tempo ahead leaves the tempo behind, and its end
         // where the tempo ahead is back within the band of it.
         var sections: [(start: Int, end: Int)] = []
@@ -100,8 +100,8 @@ extension GridFitter {
     ) -> (replacing: Range<Int>, beats: [Double])? {
         let context = Self.sectionContext
         let band = log(1 + Self.localIntervalBand)
-        let behind = Self.median(Array(intervals[(section.start - context)..<section.start]))
-        let beyond = Self.median(Array(intervals[section.end..<(section.end + context)]))
+        let behind = Self.median(intervals[(section.start - context)..<section.start])
+        let beyond = Self.median(intervals[section.end..<(section.end + context)])
         // The first and last intervals away from the tempo on their side.
         guard
             let first = (section.start..<(section.end + context)).first(where: {
@@ -127,18 +127,18 @@ extension GridFitter {
         while right - 1 > left, abs(beats[right - 1] - after(right - 1)) < tolerance { right -= 1 }
         guard right - left >= context, left >= context, right + context < beats.count else { return nil }
         // The tempo it left and the tempo it came back to, and the section's against them.
-        let leaving = Self.median(Array(intervals[(left - context)..<left]))
-        let returning = Self.median(Array(intervals[right..<(right + context)]))
+        let leaving = Self.median(intervals[(left - context)..<left])
+        let returning = Self.median(intervals[right..<(right + context)])
         guard abs(log(leaving / returning)) < band else { return nil }
         let home = (leaving * returning).squareRoot()
-        let pulse = Self.median(Array(intervals[first...last]))
+        let pulse = Self.median(intervals[first...last])
         guard Self.sectionRatios.contains(where: { abs(log(home / pulse / $0)) < Self.sectionRatioTolerance })
         else { return nil }
         // How many beats: the held tracker's median interval over the section.
         let gap = beats[right] - beats[left]
         let inside = held().filter { $0 > beats[left] && $0 < beats[right] }
         guard inside.count >= context else { return nil }
-        let heldInterval = Self.median(zip(inside.dropFirst(), inside).map { $0 - $1 })
+        let heldInterval = BeatSequence(beats: inside).medianInterval
         let count = (gap / heldInterval).rounded()
         guard count >= 2, abs(gap / heldInterval - count) <= 0.25 else { return nil }
         let weights = (0..<Int(count)).map { leaving + (returning - leaving) * (Double($0) + 0.5) / count }
@@ -164,9 +164,9 @@ extension GridFitter {
         return { meanTime + slope * (Double($0) - meanIndex) }
     }
 
-    /// The median of `values` (the upper one of an even count); 0 for none.
-    static func median(_ values: [Double]) -> Double {
-        guard !values.isEmpty else { return 0 }
-        return values.sorted()[values.count / 2]
+    /// The median of `values` (the upper one of an even count, as ``BeatSequence/medianInterval``
+    /// takes it); 0 for none.
+    static func median(_ values: ArraySlice<Double>) -> Double {
+        RankSelection.value(atFraction: 0.5, of: values) ?? 0
     }
 }
