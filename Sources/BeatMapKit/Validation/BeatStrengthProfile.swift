@@ -72,6 +72,14 @@ public struct BeatStrengthProfile: Sendable, Equatable {
     /// The map's tempo from its median interval, in BPM.
     public var bpm: Double { 60 / medianInterval }
 
+    /// The shift (seconds) that moves a map half a beat out onto the music's beat: back, half an
+    /// interval, when the music has a beat half an interval before the first (or none after the
+    /// last); otherwise forward.
+    public var halfBeatShift: Double {
+        let back = beforeFirst > 0 || afterLast == 0
+        return back ? -medianInterval / 2 : medianInterval / 2
+    }
+
     /// The profile of `beats` against onsets at `onsets` with strengths `strengths` (parallel arrays),
     /// or `nil` when fewer than ``minimumIntervals`` intervals can be measured or the arrays do not
     /// match. Non-finite beats and beats out of order are left out. An interval is measured when it
@@ -330,9 +338,7 @@ extension BeatStrengthProfile {
         if ratio >= Self.offbeatRatio, strongerMidpoints >= Self.mostPoints, midpoints.onsetShare >= Self.mostPoints,
             quarterPoints.strength < Self.subBeats * mids, midpointParity < Self.alike
         {
-            // Back onto the music's beat half a beat before the first when there is one, else forward.
-            let back = beforeFirst > 0 || afterLast == 0
-            return .offbeat(ratio: ratio, shift: back ? -medianInterval / 2 : medianInterval / 2)
+            return .offbeat(ratio: ratio, shift: halfBeatShift)
         }
         guard base > 0 else { return nil }
         let beatParity = Self.parity(evenBeats, oddBeats)

@@ -103,12 +103,11 @@ public struct AudioOffbeatRule: ValidationRule {
                 profile.quarterPoints.strength < BeatStrengthProfile.subBeats * profile.midpoints.strength,
                 drums.drumShift(of: context.map.beats) == 0.5
             else { return }
-            let back = profile.beforeFirst > 0 || profile.afterLast == 0
-            let shift = back ? -profile.medianInterval / 2 : profile.medianInterval / 2
+            let shift = profile.halfBeatShift
             sink.report(
                 Violation(
                     Message.drumsOffbeat(shift: shift), at: context.source.location(ofMember: "beats"),
-                    fix: .shiftBeats(fraction: back ? -0.5 : 0.5)))
+                    fix: .shiftBeats(fraction: shift < 0 ? -0.5 : 0.5)))
         case .level:
             return
         }
