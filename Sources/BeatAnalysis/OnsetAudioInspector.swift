@@ -30,9 +30,12 @@ public struct OnsetAudioInspector: AudioInspector {
     /// (A function of its own: more locals after `inspect`'s typed `catch` crash Swift 6.3.1's SILGen.)
     static func facts(of analysis: AudioAnalysis, sha256: String?) -> AudioFacts {
         let peaks = analysis.envelope.peaks()
+        // One box of the drum detector's frames for both: each frame computed once.
+        let drums = SharedDrumFrames(analysis.drums)
         return AudioFacts(
             duration: analysis.duration, sampleRate: analysis.sampleRate, sha256: sha256,
             onsets: peaks.map(\.time), onsetStrengths: peaks.map(\.strength),
-            barEvidence: AnalysisBarEvidence(analysis), drumEvidence: AnalysisDrumEvidence(analysis))
+            barEvidence: AnalysisBarEvidence(analysis, drums: drums),
+            drumEvidence: AnalysisDrumEvidence(analysis, frames: drums))
     }
 }
