@@ -39,6 +39,23 @@ struct SlipRepairTests {
         #expect(Self.matches(repaired, Self.grid))
     }
 
+    @Test("a tracker that slides onto the off-beats over eight beats, some barely longer, is put back")
+    func slideUndone() {
+        // Eight intervals that together take the tracker half a beat late; two of them are longer by
+        // only 2 % and 2.5 %, under the 3 % that starts a slip (session 54: a drifting copy's tracker
+        // slid so, and the off-beats it reached were kept). Four short intervals bring it back.
+        let slide = [0.05, 0.02, 0.09, 0.025, 0.08, 0.06, 0.10, 0.075]
+        var tracked: [Double] = []
+        var t = 1.0
+        for index in 0..<200 {
+            tracked.append(t)
+            t += (60..<68).contains(index) ? 0.5 * (1 + slide[index - 60]) : (120..<124).contains(index) ? 0.4375 : 0.5
+        }
+        let low = KickPhaseTests.lowBand(Self.grid, onBeat: 0.6, midpoint: 0.4)
+        let repaired = GridFitter().repairingSlips(tracked, lowBand: low)
+        #expect(Self.matches(repaired, Self.grid))
+    }
+
     @Test("when the kick is on the detour's side, the rest moves onto it instead")
     func kickDecidesTheSide() throws {
         let offBeats = Self.grid.map { $0 + 0.25 }

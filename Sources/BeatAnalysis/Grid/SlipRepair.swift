@@ -13,6 +13,12 @@ extension GridFitter {
     /// 3 %, the most a drift as fast as the corpus's ±3 % in 30 s moves an interval from the median
     /// of the 33 around it.
     static let slipDeviation = 0.03
+    /// How far (a fraction of the reference period) the intervals after a slip's first must lie from
+    /// the tempo around them, on the same side, to carry the slip on: 1 %, above the tracker's own
+    /// jitter (the median deviation of the followed train maps' intervals from the tempo around them
+    /// is 0.6 %). A tracker that slides onto the off-beats over several beats shortens some of them
+    /// by less than ``slipDeviation`` (docs/analyze-log.md, session 54).
+    static let slipContinuation = 0.01
 
     /// For each interval of `tracked` (interval `i` from beat `i` to beat `i + 1`), whether it lies more
     /// than ``slipDeviation`` from the tempo around it (the median of ``slipContextBeats`` intervals
@@ -27,8 +33,10 @@ extension GridFitter {
     /// and came back, or went off for good, the beats on the off-beat side move half a beat.
     ///
     /// A slip is a short run of intervals (at most ``slipMaximumBeats``) that all lie the same way from
-    /// the tempo around them (the median of ``slipContextBeats`` intervals either side) and together
-    /// add or remove half a beat (0.35–0.65 of one), with the tempo steady before and after it. Music
+    /// the tempo around them (the median of ``slipContextBeats`` intervals either side: the first by
+    /// over ``slipDeviation``, the rest by over ``slipContinuation``, so that a tracker sliding over
+    /// several beats is one slip) and together add or remove half a beat (0.35–0.65 of one), with the
+    /// tempo steady before and after it. Music
     /// does not do that: a tempo change stays changed, a drift moves an interval a percent or two, a
     /// fill keeps its beat. A tracker does, where the off-beats outweigh the beats for a while (an
     /// intro of off-beat plucks without a kick, a section of off-beat hi-hats): its path pays a few
@@ -64,7 +72,7 @@ extension GridFitter {
             var sum = 0.0
             var end = start
             while end < deviation.count, end - start < Self.slipMaximumBeats,
-                sign * deviation[end] > Self.slipDeviation
+                sign * deviation[end] > (end == start ? Self.slipDeviation : Self.slipContinuation)
             {
                 sum += deviation[end]
                 end += 1
