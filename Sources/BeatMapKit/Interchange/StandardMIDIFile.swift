@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-public import Foundation
+import Foundation
 
 /// The timing content of a Standard MIDI File (format 0 or 1): the resolution, tempo and time-signature
 /// events, markers, and where the tracks end. Notes and other channel messages are read past, not kept.

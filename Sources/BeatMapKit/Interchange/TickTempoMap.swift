@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-public import Foundation
+import Foundation
 
 /// A tempo map counted in ticks, as Standard MIDI Files and Clone Hero `.chart` files store it: a
 /// resolution (ticks per quarter note), tempo changes (seconds per quarter note from a tick on) and time
