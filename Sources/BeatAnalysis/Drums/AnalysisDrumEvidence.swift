@@ -3,7 +3,8 @@
 public import BeatMapKit
 public import Foundation
 
-/// The drum evidence of an analysed audio file, for `audio-misaligned` and `audio-offbeat`: the
+/// The drum evidence of an analysed audio file, for `audio-misaligned`, `audio-offbeat` and
+/// `audio-metric-level`: the
 /// analyzer's learned kick and snare detector read at the beats asked about, as its drum check reads
 /// it (``DrumDetector/pickupShift(of:frames:frameDuration:)``,
 /// ``DrumDetector/betterShift(of:frames:frameDuration:phaseUnchosen:)``).
@@ -35,6 +36,14 @@ public struct AnalysisDrumEvidence: DrumEvidence {
     /// more than on the beats), as it reads the analyzer's own beats.
     public func drumShift(of beats: [TimeInterval]) -> Double? {
         frames.reading { DrumDetector.betterShift(of: beats, frames: &$0, frameDuration: frameDuration) }
+    }
+
+    /// Whether the detector's snare falls on one beat in four of `beats`, as the analyzer reads it
+    /// before halving a grid (``DrumDetector/oneInFour(_:)``).
+    public func snareOnOneInFour(of beats: [TimeInterval]) -> Bool {
+        frames.reading {
+            DrumDetector.oneInFour(DrumDetector.snares(of: beats, frames: &$0, frameDuration: frameDuration)) != nil
+        }
     }
 }
 

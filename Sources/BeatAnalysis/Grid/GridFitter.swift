@@ -118,6 +118,18 @@ public struct GridFitter: Sendable {
                     laid.segments, choice, frames: &frames, hopDuration: envelope.hopDuration, span: span,
                     sounding: sounding, duration: duration, placement: placement)
             }
+            // One grid whose snare falls on one beat in four, at the level the tempo prior prefers.
+            if case .grid(let pieces) = choice.model, pieces.count <= 1,
+                let halved = sharedDrums.reading({
+                    halvedOnTheSnare(laid.segments, frames: &$0, frameDuration: envelope.hopDuration)
+                })
+            {
+                // The map's score is the half level's; the level it was read at is its one alternative.
+                let old = MetricAlternative(ratio: .double, bpm: laid.segments.first?.bpm ?? 0, score: laid.score)
+                if let half = laid.alternatives.first(where: { $0.ratio == .half }) { laid.score = half.score }
+                laid.alternatives = [old]
+                laid.segments = [halved]
+            }
         }
         if case .grid(let pieces) = choice.model, pieces.count > 1 {
             // A tempo change within the tracker's reach keeps the beat: a segment the tracker took up

@@ -3,8 +3,8 @@
 public import Foundation
 
 /// What an audio file's drums say about any beats: `audio-misaligned` asks whether the beats its
-/// offset would give sit on a pickup, `audio-offbeat` whether the drums sit between the beats.
-/// `BeatAnalysis` provides one from the analyzer's learned kick and snare detector; the core library
+/// offset would give sit on a pickup, `audio-offbeat` whether the drums sit between the beats,
+/// `audio-metric-level` whether the snare falls on one beat in four. `BeatAnalysis` provides one from the analyzer's learned kick and snare detector; the core library
 /// stays free of audio code.
 public protocol DrumEvidence: Sendable {
     /// The fraction of a beat `beats` (seconds, increasing) should move later because they sit on the
@@ -15,6 +15,10 @@ public protocol DrumEvidence: Sendable {
     /// drums (kick and snare) sit clearly there rather than on them, or `nil` when they do not, or too
     /// few beats are read.
     func drumShift(of beats: [TimeInterval]) -> Double?
+    /// Whether the snare falls on one beat in four of `beats` (seconds, increasing) and clearly less on
+    /// the other three: a back-beat at half their tempo or a half-time feel at theirs; `false` when it
+    /// does not, or too few beats are read.
+    func snareOnOneInFour(of beats: [TimeInterval]) -> Bool
 }
 
 /// Drum evidence from a list of kick times: for the rules' examples, whose audio is a list of onsets.
@@ -23,14 +27,34 @@ public protocol DrumEvidence: Sendable {
 /// points after them than of those a quarter of a beat before them by at least a quarter of the
 /// beats; the drums sit half a beat on when a kick is at more than half of the midpoints and at under
 /// a quarter of the beats (the analyzer reads its detector's probabilities with a paired t instead).
+/// The snare falls on one beat in four when, in at least eight fours of beats, one in `snares` lies
+/// within 20 ms of the same beat of each four and of none of the other three, in three of every four
+/// fours.
 struct KickTimesEvidence: DrumEvidence {
     /// Kick times in seconds, increasing.
     let kicks: [Double]
+    /// Snare times in seconds, increasing.
+    var snares: [Double] = []
 
     /// Whether a kick lies within 20 ms of `time`.
     func kick(at time: Double) -> Bool {
         let index = SortedSearch.lowerBound(kicks, time - 0.02)
         return index < kicks.count && kicks[index] <= time + 0.02
+    }
+
+    func snareOnOneInFour(of beats: [TimeInterval]) -> Bool {
+        func snare(at time: Double) -> Bool {
+            let index = SortedSearch.lowerBound(snares, time - 0.02)
+            return index < snares.count && snares[index] <= time + 0.02
+        }
+        let fours = beats.count / 4
+        guard fours >= 8 else { return false }
+        return (0..<4).contains { phase in
+            let alone = (0..<fours).filter { four in
+                (0..<4).allSatisfy { snare(at: beats[4 * four + $0]) == ($0 == phase) }
+            }
+            return 4 * alone.count >= 3 * fours
+        }
     }
 
     func drumShift(of beats: [TimeInterval]) -> Double? {

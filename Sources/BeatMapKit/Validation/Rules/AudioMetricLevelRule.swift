@@ -14,9 +14,16 @@ public struct AudioMetricLevelRule: ValidationRule {
     static let count = 48
     static let duration = "25.0"
 
-    /// `pattern` on the music's beats, and a map with a beat every `step` of them.
-    static func example(_ pattern: [[OnsetPattern.Hit]], step: Double) -> RuleExample {
-        let audio = OnsetPattern.onsets(pattern, start: start, period: period, count: count)
+    /// `pattern` on the music's beats, and a map with a beat every `step` of them; with
+    /// `snareOnOneInFour`, the drums known too: a snare on the second of every four of the music's beats.
+    static func example(_ pattern: [[OnsetPattern.Hit]], step: Double, snareOnOneInFour: Bool = false)
+        -> RuleExample
+    {
+        var audio = OnsetPattern.onsets(pattern, start: start, period: period, count: count)
+        if snareOnOneInFour {
+            audio.drumEvidence = KickTimesEvidence(
+                kicks: [], snares: stride(from: 1, to: count, by: 4).map { start + Double($0) * period })
+        }
         let beats = Int((Double(count - 1) / step).rounded(.down))
         return .map(
             beats: OnsetPattern.beats(start: start, period: period * step, count: beats), duration: duration,
@@ -45,6 +52,10 @@ public struct AudioMetricLevelRule: ValidationRule {
             example([[(0, 0.8), (2.0 / 3.0, 0.45)], [(0, 1.0), (2.0 / 3.0, 0.45)]], step: 1),
             // Double tempo over loud off-beats: the off-beats might be beats; not clear.
             example(OnsetPattern.rock, step: 0.5),
+            // The first triggering example with the drums known: twice the map's tempo would put the
+            // snare on one beat in four, so the map may be a back-beat's (hip-hop at 81 BPM, its
+            // eighths between the beats) as well as half a half-time feel's; not clear.
+            example(OnsetPattern.rock, step: 2, snareOnOneInFour: true),
         ])
 
     public init() {}
@@ -59,6 +70,15 @@ public struct AudioMetricLevelRule: ValidationRule {
     public func check(_ context: ValidationContext, into sink: inout ViolationSink) {
         guard let profile = BeatStrengthProfile(context), case .level(let level, let ratio) = profile.verdict else {
             return
+        }
+        // Where twice the map's tempo would put the snare on one beat in four, the map's beats are a
+        // back-beat's and twice them a half-time feel's: the onsets between the beats do not settle
+        // which (the analyzer takes the level its tempo prior prefers), so the level is not clearly
+        // wrong.
+        if level == .double, case .facts(let facts) = context.audio, let drums = facts.drumEvidence {
+            let beats = context.map.beats
+            let doubled = zip(beats, beats.dropFirst()).flatMap { [$0, ($0 + $1) / 2] } + beats.suffix(1)
+            if drums.snareOnOneInFour(of: doubled) { return }
         }
         sink.report(
             Violation(

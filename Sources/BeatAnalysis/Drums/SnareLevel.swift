@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+// The snare as evidence of the metric level: a back-beat (the snare on beats 2 and 4) marks the beat
+// level itself; a snare on one beat in four is a back-beat at half the tempo or a half-time feel at
+// this one (docs/analyze.md, step 8, "The snare on one beat in four").
+extension DrumDetector {
+    /// The learned detector's snare at each of `beats` (seconds, increasing) of the first
+    /// ``DrumBands/span`` seconds, as ``snare(_:at:frameDuration:)`` reads it.
+    static func snares(of beats: [Double], frames: inout DrumFrames, frameDuration: Double) -> [Float?] {
+        guard frameDuration > 0, frames.count > 0 else { return [] }
+        return beats.prefix { $0 < DrumBands.span }.map { snare(&frames, at: $0, frameDuration: frameDuration) }
+    }
+
+    /// The beat (0…3) of each four of `snares` on which the snare stands out alone: over the fours
+    /// from that beat on, its snare less the strongest of the other three, by a paired t of at least
+    /// ``minimumT`` (the drum check's margin) over at least ``BackBeat/minimumBars`` fours; the one of
+    /// the largest t, or `nil` where none reaches it.
+    static func oneInFour(_ snares: [Float?]) -> Int? {
+        var best: (t: Double, phase: Int)?
+        for phase in 0..<4 {
+            var differences: [Double] = []
+            var start = phase
+            while start + 3 < snares.count {
+                defer { start += 4 }
+                guard let one = snares[start], let two = snares[start + 1], let three = snares[start + 2],
+                    let four = snares[start + 3]
+                else { continue }
+                differences.append(Double(one - max(two, three, four)))
+            }
+            guard differences.count >= BackBeat.minimumBars else { continue }
+            let t = PairedT.of(differences)
+            if best.map({ t > $0.t }) ?? true { best = (t, phase) }
+        }
+        guard let best, best.t >= minimumT else { return nil }
+        return best.phase
+    }
+}
+
+extension GridFitter {
+    /// `segments` at half their tempo when they are one grid whose snare falls on one beat in four
+    /// (``DrumDetector/oneInFour(_:)``) and half the tempo lies nearer the tempo estimate's prior
+    /// (its centre, the tempo limits' geometric mean) within the limits; the beats kept are those of
+    /// the snare's parity. `nil` to keep them.
+    ///
+    /// A snare on one beat in four is a back-beat at half the tempo (hip-hop at 81 BPM read at 162,
+    /// its snare on 2 and 4) or a half-time feel at this one (trap at 140, its snare on 3): the drums
+    /// alone cannot tell which, but the tempo estimate's own prior can, as it does for the octave of
+    /// every song. At either reading the snare is on a beat, so the beats kept are its parity's.
+    func halvedOnTheSnare(_ segments: [FittedSegment], frames: inout DrumFrames, frameDuration: Double)
+        -> FittedSegment?
+    {
+        guard options.forcedBPM == nil, segments.count == 1, let segment = segments.first, segment.beats.count >= 8
+        else { return nil }
+        guard prefersHalf(of: segment.bpm),
+            let phase = DrumDetector.oneInFour(
+                DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration))
+        else { return nil }
+        let kept = segment.beats.enumerated().filter { $0.offset % 2 == phase % 2 }.map(\.element)
+        guard let first = kept.first, kept.count >= 2 else { return nil }
+        return FittedSegment(bpm: segment.bpm / 2, firstBeat: first, beats: kept)
+    }
+
+    /// Whether half of `bpm` lies within the tempo limits and nearer the tempo estimate's prior than
+    /// `bpm` does: nearer its centre, the limits' geometric mean (109.5 BPM for 60–200), in octaves.
+    func prefersHalf(of bpm: Double) -> Bool {
+        let centre = (options.minimumBPM * options.maximumBPM).squareRoot()
+        return bpm / 2 >= levelTempoLimits.lowerBound && abs(log(bpm / 2 / centre)) < abs(log(bpm / centre))
+    }
+}

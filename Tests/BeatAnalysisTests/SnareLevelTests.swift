@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Testing
+
+@testable import BeatAnalysis
+
+/// The snare on one beat in four as evidence of the metric level (``DrumDetector/oneInFour(_:)``,
+/// ``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``): a back-beat at half the tempo or a
+/// half-time feel at this one, the tempo estimate's prior choosing between them.
+@Suite("Snare level")
+struct SnareLevelTests {
+    @Test("a snare on one beat in four gives that beat; a back-beat, every beat, none or a few fours give none")
+    func oneInFour() {
+        // Hip-hop read at twice its tempo: the snare on beat 2 of each four.
+        #expect(DrumDetector.oneInFour(BackBeatTests.snares([0.1, 0.9, 0.1, 0.1])) == 1)
+        #expect(DrumDetector.oneInFour(BackBeatTests.snares([0.05, 0.1, 0.1, 0.85])) == 3)
+        // A back-beat at this level (2 and 4), a snare on every beat, no snare: nothing stands out alone.
+        #expect(DrumDetector.oneInFour(BackBeatTests.snares([0.1, 0.8, 0.1, 0.8])) == nil)
+        #expect(DrumDetector.oneInFour(BackBeatTests.snares([0.8, 0.8, 0.8, 0.8])) == nil)
+        #expect(DrumDetector.oneInFour(BackBeatTests.snares([0, 0, 0, 0])) == nil)
+        // Seven fours are too few to read.
+        #expect(DrumDetector.oneInFour(BackBeatTests.snares([0.1, 0.9, 0.1, 0.1], count: 28)) == nil)
+        // Beats the detector did not read are left out, not read as silence.
+        var gaps = BackBeatTests.snares([0.1, 0.9, 0.1, 0.1], count: 96)
+        for index in stride(from: 2, to: gaps.count, by: 8) { gaps[index] = nil }
+        #expect(DrumDetector.oneInFour(gaps) == 1)
+    }
+
+    @Test(
+        "half the tempo is taken only where it lies nearer the prior's centre (109.5 BPM) and within the limits",
+        arguments: [
+            // Hip-hop and funk read at twice their tempo.
+            (162.0, true), (198.0, true), (180.0, true),
+            // Trap and a 140 BPM song with a half-time snare, a 120 BPM song: their halves lie further.
+            (140.0, false), (120.0, false), (136.0, false),
+            // A 95 BPM recording: its half is under the limits.
+            (95.0, false),
+        ] as [(Double, Bool)])
+    func prefersHalf(bpm: Double, halves: Bool) {
+        #expect(GridFitter().prefersHalf(of: bpm) == halves)
+    }
+}
