@@ -38,6 +38,20 @@ struct SnareLevelTests {
             (95.0, false),
         ] as [(Double, Bool)])
     func prefersHalf(bpm: Double, halves: Bool) {
-        #expect(GridFitter().prefersHalf(of: bpm) == halves)
+        #expect(GridFitter().prefers(bpm / 2, to: bpm) == halves)
+    }
+
+    @Test(
+        "twice the tempo is taken only where it lies nearer the prior's centre and within the limits",
+        arguments: [
+            // A rock song at 136 and a metal song at 147 read at half: twice lies nearer.
+            (68.0, true), (73.5, true),
+            // Half a 170 BPM metal song, and an 87 BPM song: twice lies further from 109.5 BPM.
+            (85.0, false), (87.0, false),
+            // Twice 110 BPM is over the limits.
+            (110.0, false),
+        ] as [(Double, Bool)])
+    func prefersDouble(bpm: Double, doubles: Bool) {
+        #expect(GridFitter().prefers(bpm * 2, to: bpm) == doubles)
     }
 }

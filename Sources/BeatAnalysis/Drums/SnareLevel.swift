@@ -4,7 +4,9 @@ import Foundation
 
 // The snare as evidence of the metric level: a back-beat (the snare on beats 2 and 4) marks the beat
 // level itself; a snare on one beat in four is a back-beat at half the tempo or a half-time feel at
-// this one (docs/analyze.md, step 8, "The snare on one beat in four").
+// this one, and a snare on every point between the beats a back-beat at twice the tempo or a snare on
+// the "and" at this one; the tempo estimate's prior chooses (docs/analyze.md, step 8, "The snare on
+// one beat in four").
 extension DrumDetector {
     /// The learned detector's snare at each of `beats` (seconds, increasing) of the first
     /// ``DrumBands/span`` seconds, as ``snare(_:at:frameDuration:)`` reads it.
@@ -41,8 +43,8 @@ extension DrumDetector {
 extension GridFitter {
     /// `segments` at half their tempo when they are one grid whose snare falls on one beat in four
     /// (``DrumDetector/oneInFour(_:)``) and half the tempo lies nearer the tempo estimate's prior
-    /// (its centre, the tempo limits' geometric mean) within the limits; the beats kept are those of
-    /// the snare's parity. `nil` to keep them.
+    /// within the limits (``prefers(_:to:)``); the beats kept are those of the snare's parity. `nil`
+    /// to keep them.
     ///
     /// A snare on one beat in four is a back-beat at half the tempo (hip-hop at 81 BPM read at 162,
     /// its snare on 2 and 4) or a half-time feel at this one (trap at 140, its snare on 3): the drums
@@ -53,7 +55,7 @@ extension GridFitter {
     {
         guard options.forcedBPM == nil, segments.count == 1, let segment = segments.first, segment.beats.count >= 8
         else { return nil }
-        guard prefersHalf(of: segment.bpm),
+        guard prefers(segment.bpm / 2, to: segment.bpm),
             let phase = DrumDetector.oneInFour(
                 DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration))
         else { return nil }
@@ -62,10 +64,35 @@ extension GridFitter {
         return FittedSegment(bpm: segment.bpm / 2, firstBeat: first, beats: kept)
     }
 
-    /// Whether half of `bpm` lies within the tempo limits and nearer the tempo estimate's prior than
-    /// `bpm` does: nearer its centre, the limits' geometric mean (109.5 BPM for 60–200), in octaves.
-    func prefersHalf(of bpm: Double) -> Bool {
+    /// `segments` at twice their tempo when they are one grid whose snare falls clearly on the points
+    /// halfway between its beats as a back-beat (two of each four points of the doubled grid, a half
+    /// bar apart: ``BackBeat/onTheDownbeats(_:phase:)`` on the midpoints' parity) and twice the tempo
+    /// lies nearer the tempo estimate's prior within the limits (``prefers(_:to:)``). `nil` to keep
+    /// them. The mirror of ``halvedOnTheSnare(_:frames:frameDuration:)``: a grid at half a rock song's
+    /// tempo has the kick on its beats and the snare on every point between them.
+    func doubledOnTheSnare(_ segments: [FittedSegment], frames: inout DrumFrames, frameDuration: Double)
+        -> FittedSegment?
+    {
+        guard options.forcedBPM == nil, segments.count == 1, let segment = segments.first, segment.beats.count >= 8
+        else { return nil }
+        let bpm = segment.bpm
+        guard prefers(bpm * 2, to: bpm) else { return nil }
+        let beats = segment.beats
+        let doubled = zip(beats, beats.dropFirst()).flatMap { [$0, ($0 + $1) / 2] } + beats.suffix(1)
+        let snares = DrumDetector.snares(of: doubled, frames: &frames, frameDuration: frameDuration)
+        // The midpoints are the odd points: a back-beat on them is bars from an even point whose
+        // second and fourth points carry it, i.e. "downbeats" (as the rule names them) at odd points.
+        guard BackBeat.onTheDownbeats(snares, phase: 1) || BackBeat.onTheDownbeats(snares, phase: 3) else {
+            return nil
+        }
+        return FittedSegment(bpm: bpm * 2, firstBeat: doubled[0], beats: doubled)
+    }
+
+    /// Whether the tempo estimate's prior prefers `candidate` to `bpm` (both BPM): `candidate` lies
+    /// within the tempo limits (``levelTempoLimits``) and nearer the prior's centre, the limits'
+    /// geometric mean (109.5 BPM for 60–200), in octaves.
+    func prefers(_ candidate: Double, to bpm: Double) -> Bool {
         let centre = (options.minimumBPM * options.maximumBPM).squareRoot()
-        return bpm / 2 >= levelTempoLimits.lowerBound && abs(log(bpm / 2 / centre)) < abs(log(bpm / centre))
+        return levelTempoLimits.contains(candidate) && abs(log(candidate / centre)) < abs(log(bpm / centre))
     }
 }

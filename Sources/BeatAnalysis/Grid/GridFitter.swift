@@ -118,7 +118,8 @@ public struct GridFitter: Sendable {
                     laid.segments, choice, frames: &frames, hopDuration: envelope.hopDuration, span: span,
                     sounding: sounding, duration: duration, placement: placement)
             }
-            // One grid whose snare falls on one beat in four, at the level the tempo prior prefers.
+            // One grid whose snare falls on one beat in four, or on every point between its beats, at
+            // the level the tempo prior prefers (step 8).
             if case .grid(let pieces) = choice.model, pieces.count <= 1,
                 let halved = sharedDrums.reading({
                     halvedOnTheSnare(laid.segments, frames: &$0, frameDuration: envelope.hopDuration)
@@ -129,6 +130,15 @@ public struct GridFitter: Sendable {
                 if let half = laid.alternatives.first(where: { $0.ratio == .half }) { laid.score = half.score }
                 laid.alternatives = [old]
                 laid.segments = [halved]
+            } else if case .grid(let pieces) = choice.model, pieces.count <= 1,
+                let doubled = sharedDrums.reading({
+                    doubledOnTheSnare(laid.segments, frames: &$0, frameDuration: envelope.hopDuration)
+                })
+            {
+                let old = MetricAlternative(ratio: .half, bpm: laid.segments.first?.bpm ?? 0, score: laid.score)
+                if let twice = laid.alternatives.first(where: { $0.ratio == .double }) { laid.score = twice.score }
+                laid.alternatives = [old]
+                laid.segments = [doubled]
             }
         }
         if case .grid(let pieces) = choice.model, pieces.count > 1 {
