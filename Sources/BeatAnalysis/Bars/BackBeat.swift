@@ -24,17 +24,18 @@ enum BackBeat {
     /// put the back-beat on the downbeats of 4/4 bars whose first downbeat is beat `phase`, and on
     /// the beats a half bar after them.
     static func onTheDownbeats(_ snares: [Float?], phase: Int) -> Bool {
-        guard phase >= 0 else { return false }
-        var differences: [Double] = []
-        var start = phase
-        while start + 3 < snares.count {
-            defer { start += 4 }
-            guard let one = snares[start], let two = snares[start + 1], let three = snares[start + 2],
-                let four = snares[start + 3]
-            else { continue }
-            differences.append(Double(min(one, three) - max(two, four)))
-        }
+        let differences = fours(snares, from: phase).map { Double(min($0[0], $0[2]) - max($0[1], $0[3])) }
         guard differences.count >= minimumBars else { return false }
         return PairedT.of(differences) >= DrumDetector.minimumT
+    }
+
+    /// The whole fours of `snares` from beat `phase` on (beats `phase + 4k` to `phase + 4k + 3`), those
+    /// whose four beats were all read.
+    static func fours(_ snares: [Float?], from phase: Int) -> [[Float]] {
+        guard phase >= 0 else { return [] }
+        return stride(from: phase, to: snares.count - 3, by: 4).compactMap { start in
+            let four = snares[start..<(start + 4)].compactMap { $0 }
+            return four.count == 4 ? four : nil
+        }
     }
 }

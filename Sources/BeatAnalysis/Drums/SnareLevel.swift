@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import BeatMapKit
 import Foundation
 
 // The snare as evidence of the metric level: a back-beat (the snare on beats 2 and 4) marks the beat
@@ -22,15 +23,7 @@ extension DrumDetector {
     static func oneInFour(_ snares: [Float?]) -> Int? {
         var best: (t: Double, phase: Int)?
         for phase in 0..<4 {
-            var differences: [Double] = []
-            var start = phase
-            while start + 3 < snares.count {
-                defer { start += 4 }
-                guard let one = snares[start], let two = snares[start + 1], let three = snares[start + 2],
-                    let four = snares[start + 3]
-                else { continue }
-                differences.append(Double(one - max(two, three, four)))
-            }
+            let differences = BackBeat.fours(snares, from: phase).map { Double($0[0] - max($0[1], $0[2], $0[3])) }
             guard differences.count >= BackBeat.minimumBars else { continue }
             let t = PairedT.of(differences)
             if best.map({ t > $0.t }) ?? true { best = (t, phase) }
@@ -41,6 +34,18 @@ extension DrumDetector {
 }
 
 extension GridFitter {
+    /// `segments` at the level the snare asks for, and that level against theirs: half
+    /// (``halvedOnTheSnare(_:frames:frameDuration:)``), else twice
+    /// (``doubledOnTheSnare(_:frames:frameDuration:)``); `nil` to keep them.
+    func snareLevel(_ segments: [FittedSegment], frames: inout DrumFrames, frameDuration: Double)
+        -> (segment: FittedSegment, level: MetricLevel)?
+    {
+        if let halved = halvedOnTheSnare(segments, frames: &frames, frameDuration: frameDuration) {
+            return (halved, .half)
+        }
+        return doubledOnTheSnare(segments, frames: &frames, frameDuration: frameDuration).map { ($0, .double) }
+    }
+
     /// `segments` at half their tempo when they are one grid whose snare falls on one beat in four
     /// (``DrumDetector/oneInFour(_:)``) and half the tempo lies nearer the tempo estimate's prior
     /// within the limits (``prefers(_:to:)``); the beats kept are those of the snare's parity. `nil`

@@ -119,26 +119,18 @@ public struct GridFitter: Sendable {
                     sounding: sounding, duration: duration, placement: placement)
             }
             // One grid whose snare falls on one beat in four, or on every point between its beats, at
-            // the level the tempo prior prefers (step 8).
+            // the level the tempo prior prefers (step 8). The map's score is the new level's; the
+            // level it was read at is its one alternative.
             if case .grid(let pieces) = choice.model, pieces.count <= 1,
-                let halved = sharedDrums.reading({
-                    halvedOnTheSnare(laid.segments, frames: &$0, frameDuration: envelope.hopDuration)
+                let switched = sharedDrums.reading({
+                    snareLevel(laid.segments, frames: &$0, frameDuration: envelope.hopDuration)
                 })
             {
-                // The map's score is the half level's; the level it was read at is its one alternative.
-                let old = MetricAlternative(ratio: .double, bpm: laid.segments.first?.bpm ?? 0, score: laid.score)
-                if let half = laid.alternatives.first(where: { $0.ratio == .half }) { laid.score = half.score }
+                let old = MetricAlternative(
+                    ratio: switched.level.inverse, bpm: laid.segments.first?.bpm ?? 0, score: laid.score)
+                if let new = laid.alternatives.first(where: { $0.ratio == switched.level }) { laid.score = new.score }
                 laid.alternatives = [old]
-                laid.segments = [halved]
-            } else if case .grid(let pieces) = choice.model, pieces.count <= 1,
-                let doubled = sharedDrums.reading({
-                    doubledOnTheSnare(laid.segments, frames: &$0, frameDuration: envelope.hopDuration)
-                })
-            {
-                let old = MetricAlternative(ratio: .half, bpm: laid.segments.first?.bpm ?? 0, score: laid.score)
-                if let twice = laid.alternatives.first(where: { $0.ratio == .double }) { laid.score = twice.score }
-                laid.alternatives = [old]
-                laid.segments = [doubled]
+                laid.segments = [switched.segment]
             }
         }
         if case .grid(let pieces) = choice.model, pieces.count > 1 {
