@@ -42,7 +42,7 @@ struct SlipRepairTests {
     @Test("a tracker that slides onto the off-beats over eight beats, some barely longer, is put back")
     func slideUndone() {
         // Eight intervals that together take the tracker half a beat late; two of them are longer by
-        // only 2 % and 2.5 %, under the 3 % that starts a slip (session 54: a drifting copy's tracker
+        // only 2 % and 2.5 %, under the 3 % that starts a slip (session 54: a ramped copy's tracker
         // slid so, and the off-beats it reached were kept). Four short intervals bring it back.
         let slide = [0.05, 0.02, 0.09, 0.025, 0.08, 0.06, 0.10, 0.075]
         var tracked: [Double] = []

@@ -4,8 +4,8 @@ public import Foundation
 
 /// What an audio file's drums say about any beats: `audio-misaligned` asks whether the beats its
 /// offset would give sit on a pickup, `audio-offbeat` whether the drums sit between the beats,
-/// `audio-metric-level` whether the snare falls on one beat in four. `BeatAnalysis` provides one from the analyzer's learned kick and snare detector; the core library
-/// stays free of audio code.
+/// `audio-metric-level` whether the snare falls on one beat in four. `BeatAnalysis` provides one from
+/// the analyzer's learned kick and snare detector; the core library stays free of audio code.
 public protocol DrumEvidence: Sendable {
     /// The fraction of a beat `beats` (seconds, increasing) should move later because they sit on the
     /// first of two kicks a sixteenth apart on every beat (a pickup before the beat: samba's and bossa
