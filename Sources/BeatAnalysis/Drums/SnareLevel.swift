@@ -37,29 +37,31 @@ extension GridFitter {
     /// `segments` at the level the snare asks for, and that level against theirs: half
     /// (``halvedOnTheSnare(_:frames:frameDuration:)``), else twice
     /// (``doubledOnTheSnare(_:frames:frameDuration:)``); `nil` to keep them.
+    /// Only a map of one grid is read (a map of tempo segments keeps the levels its pieces were given),
+    /// and not a tempo the user gave.
     func snareLevel(_ segments: [FittedSegment], frames: inout DrumFrames, frameDuration: Double)
         -> (segment: FittedSegment, level: MetricLevel)?
     {
-        if let halved = halvedOnTheSnare(segments, frames: &frames, frameDuration: frameDuration) {
+        guard options.forcedBPM == nil, segments.count == 1, let segment = segments.first, segment.beats.count >= 8
+        else { return nil }
+        if let halved = halvedOnTheSnare(segment, frames: &frames, frameDuration: frameDuration) {
             return (halved, .half)
         }
-        return doubledOnTheSnare(segments, frames: &frames, frameDuration: frameDuration).map { ($0, .double) }
+        return doubledOnTheSnare(segment, frames: &frames, frameDuration: frameDuration).map { ($0, .double) }
     }
 
-    /// `segments` at half their tempo when they are one grid whose snare falls on one beat in four
+    /// `segment`, one grid, at half its tempo when its snare falls on one beat in four
     /// (``DrumDetector/oneInFour(_:)``) and half the tempo lies nearer the tempo estimate's prior
     /// within the limits (``prefers(_:to:)``); the beats kept are those of the snare's parity. `nil`
-    /// to keep them.
+    /// to keep it.
     ///
     /// A snare on one beat in four is a back-beat at half the tempo (hip-hop at 81 BPM read at 162,
     /// its snare on 2 and 4) or a half-time feel at this one (trap at 140, its snare on 3): the drums
     /// alone cannot tell which, but the tempo estimate's own prior can, as it does for the octave of
     /// every song. At either reading the snare is on a beat, so the beats kept are its parity's.
-    func halvedOnTheSnare(_ segments: [FittedSegment], frames: inout DrumFrames, frameDuration: Double)
+    func halvedOnTheSnare(_ segment: FittedSegment, frames: inout DrumFrames, frameDuration: Double)
         -> FittedSegment?
     {
-        guard options.forcedBPM == nil, segments.count == 1, let segment = segments.first, segment.beats.count >= 8
-        else { return nil }
         guard prefers(segment.bpm / 2, to: segment.bpm),
             let phase = DrumDetector.oneInFour(
                 DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration))
@@ -69,17 +71,15 @@ extension GridFitter {
         return FittedSegment(bpm: segment.bpm / 2, firstBeat: first, beats: kept)
     }
 
-    /// `segments` at twice their tempo when they are one grid whose snare falls clearly on the points
+    /// `segment`, one grid, at twice its tempo when its snare falls clearly on the points
     /// halfway between its beats as a back-beat (two of each four points of the doubled grid, a half
     /// bar apart: ``BackBeat/onTheDownbeats(_:phase:)`` on the midpoints' parity) and twice the tempo
     /// lies nearer the tempo estimate's prior within the limits (``prefers(_:to:)``). `nil` to keep
-    /// them. The mirror of ``halvedOnTheSnare(_:frames:frameDuration:)``: a grid at half a rock song's
+    /// it. The mirror of ``halvedOnTheSnare(_:frames:frameDuration:)``: a grid at half a rock song's
     /// tempo has the kick on its beats and the snare on every point between them.
-    func doubledOnTheSnare(_ segments: [FittedSegment], frames: inout DrumFrames, frameDuration: Double)
+    func doubledOnTheSnare(_ segment: FittedSegment, frames: inout DrumFrames, frameDuration: Double)
         -> FittedSegment?
     {
-        guard options.forcedBPM == nil, segments.count == 1, let segment = segments.first, segment.beats.count >= 8
-        else { return nil }
         let bpm = segment.bpm
         guard prefers(bpm * 2, to: bpm) else { return nil }
         let beats = segment.beats

@@ -36,17 +36,19 @@ struct KickTimesEvidence: DrumEvidence {
     /// Snare times in seconds, increasing.
     var snares: [Double] = []
 
-    /// Whether a kick lies within 20 ms of `time`.
-    func kick(at time: Double) -> Bool {
-        let index = SortedSearch.lowerBound(kicks, time - 0.02)
-        return index < kicks.count && kicks[index] <= time + 0.02
+    /// Whether one of `times` (increasing) lies within 20 ms of `time`.
+    static func hit(in times: [Double], at time: Double) -> Bool {
+        let index = SortedSearch.lowerBound(times, time - 0.02)
+        return index < times.count && times[index] <= time + 0.02
     }
 
+    /// Whether a kick lies within 20 ms of `time`.
+    func kick(at time: Double) -> Bool { Self.hit(in: kicks, at: time) }
+
+    /// Whether a snare lies within 20 ms of `time`.
+    func snare(at time: Double) -> Bool { Self.hit(in: snares, at: time) }
+
     func snareOnOneInFour(of beats: [TimeInterval]) -> Bool {
-        func snare(at time: Double) -> Bool {
-            let index = SortedSearch.lowerBound(snares, time - 0.02)
-            return index < snares.count && snares[index] <= time + 0.02
-        }
         let fours = beats.count / 4
         guard fours >= 8 else { return false }
         return (0..<4).contains { phase in
