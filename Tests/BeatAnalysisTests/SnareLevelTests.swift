@@ -6,7 +6,7 @@ import Testing
 @testable import BeatAnalysis
 
 /// The snare on one beat in four as evidence of the metric level (``DrumDetector/oneInFour(_:)``,
-/// ``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``): a back-beat at half the tempo or a
+/// ``DrumDetector/everyOtherOfOneParity(_:)``, ``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``): a back-beat at half the tempo or a
 /// half-time feel at this one, the tempo estimate's prior choosing between them.
 @Suite("Snare level")
 struct SnareLevelTests {
@@ -25,6 +25,31 @@ struct SnareLevelTests {
         var gaps = BackBeatTests.snares([0.1, 0.9, 0.1, 0.1], count: 96)
         for index in stride(from: 2, to: gaps.count, by: 8) { gaps[index] = nil }
         #expect(DrumDetector.oneInFour(gaps) == 1)
+    }
+
+    /// A hip-hop song read at twice its tempo, as the composed song-0078 is: the snare on the first of
+    /// every eight beats for 32 beats, then on the third of every four for 32, and so on.
+    static let changingSnare: [Float?] = (0..<4).flatMap { section -> [Float?] in
+        let pattern: [Float] = section % 2 == 0 ? [0.95, 0, 0, 0, 0, 0, 0, 0] : [0, 0, 0.95, 0]
+        return (0..<32).map { pattern[$0 % pattern.count] + Float(($0 * 7) % 5) * 0.01 }
+    }
+
+    @Test("a snare on every other or every fourth beat of one parity gives that parity, section by section")
+    func everyOtherOfOneParity() {
+        // No one beat of the four carries it over the song, so the reading by fours finds nothing.
+        #expect(DrumDetector.oneInFour(Self.changingSnare) == nil)
+        #expect(DrumDetector.everyOtherOfOneParity(Self.changingSnare) == 0)
+        #expect(DrumDetector.oneInFourOrFewer(Self.changingSnare) == 0)
+        #expect(DrumDetector.oneInFourOrFewer([nil] + Self.changingSnare) == 1)
+        // A half-time snare on one beat of each four holds too.
+        #expect(DrumDetector.everyOtherOfOneParity(BackBeatTests.snares([0.1, 0.9, 0.1, 0.1])) == 1)
+        // A back-beat at this level (every beat of one parity), a snare on every beat, none: nothing.
+        #expect(DrumDetector.everyOtherOfOneParity(BackBeatTests.snares([0.1, 0.8, 0.1, 0.8])) == nil)
+        #expect(DrumDetector.everyOtherOfOneParity(BackBeatTests.snares([0.8, 0.8, 0.8, 0.8])) == nil)
+        #expect(DrumDetector.everyOtherOfOneParity(BackBeatTests.snares([0, 0, 0, 0])) == nil)
+        #expect(DrumDetector.oneInFourOrFewer(BackBeatTests.snares([0.1, 0.8, 0.1, 0.8])) == nil)
+        // Thirty-two beats give twelve steps along a parity: too few to read.
+        #expect(DrumDetector.everyOtherOfOneParity(Array(Self.changingSnare.prefix(32))) == nil)
     }
 
     @Test(

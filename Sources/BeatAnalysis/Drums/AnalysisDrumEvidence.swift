@@ -38,10 +38,12 @@ public struct AnalysisDrumEvidence: DrumEvidence {
     }
 
     /// Whether the detector's snare falls on one beat in four of `beats`, as the analyzer reads it
-    /// before halving a grid (``DrumDetector/oneInFour(_:)``).
+    /// before halving a grid (``DrumDetector/oneInFourOrFewer(_:)``: on one beat of each four, or on
+    /// every other beat of one parity, section by section).
     public func snareOnOneInFour(of beats: [TimeInterval]) -> Bool {
         frames.reading {
-            DrumDetector.oneInFour(DrumDetector.snares(of: beats, frames: &$0, frameDuration: frameDuration)) != nil
+            DrumDetector.oneInFourOrFewer(DrumDetector.snares(of: beats, frames: &$0, frameDuration: frameDuration))
+                != nil
         }
     }
 }

@@ -31,6 +31,52 @@ extension DrumDetector {
         guard let best, best.t >= minimumT else { return nil }
         return best.phase
     }
+
+    /// The parity (0 or 1) of `snares`' beats on which the snare falls on one beat in four or fewer:
+    /// the parity of the beat ``oneInFour(_:)`` finds, or else the one
+    /// ``everyOtherOfOneParity(_:)`` finds; `nil` where neither holds. This is what the analyzer
+    /// halves a grid on (``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``) and what
+    /// `audio-metric-level` asks before it names twice the tempo.
+    static func oneInFourOrFewer(_ snares: [Float?]) -> Int? {
+        if let phase = oneInFour(snares) { return phase % 2 }
+        return everyOtherOfOneParity(snares)
+    }
+
+    /// The parity (0 or 1) of `snares`' beats on which the snare falls, and there on every other beat
+    /// or fewer, wherever that puts it in a four and however that changes from section to section;
+    /// `nil` where no parity shows both.
+    ///
+    /// A song at twice its tempo has its snare on the beats of one parity, the music's own beats, and
+    /// on every other one of them (a back-beat) or every fourth (a half-time feel), and a song often
+    /// changes between the two: a hip-hop song read at 194 BPM had its snare on the third of every four
+    /// beats in one section and on the first of every eight in the next, so that no one beat of the
+    /// four stood out over the song (``oneInFour(_:)``). Read here by two paired t statistics, each
+    /// held to ``minimumT`` (the drum check's margin) over at least twice ``BackBeat/minimumBars``
+    /// values:
+    /// - the parity: the snare at each beat of the parity less the snare at the other beat of its
+    ///   pair;
+    /// - every other beat of it: along the parity's own beats, the squared difference from the next
+    ///   one less the squared difference from the one four on. A snare on each of them (a back-beat at
+    ///   the beats' own tempo) makes both differences small; one on every other or every fourth makes
+    ///   the first large and leaves the second small; noise adds to both alike.
+    static func everyOtherOfOneParity(_ snares: [Float?]) -> Int? {
+        let fewest = 2 * BackBeat.minimumBars
+        for parity in 0..<2 {
+            let sides = stride(from: 0, to: snares.count - 1, by: 2).compactMap { index -> Double? in
+                guard let own = snares[index + parity], let other = snares[index + 1 - parity] else { return nil }
+                return Double(own - other)
+            }
+            guard sides.count >= fewest, PairedT.of(sides) >= minimumT else { continue }
+            let own = stride(from: parity, to: snares.count, by: 2).map { snares[$0] }
+            let contrasts = (0..<max(0, own.count - 4)).compactMap { index -> Double? in
+                guard let beat = own[index], let next = own[index + 1], let later = own[index + 4] else { return nil }
+                return Double((beat - next) * (beat - next) - (beat - later) * (beat - later))
+            }
+            guard contrasts.count >= fewest, PairedT.of(contrasts) >= minimumT else { continue }
+            return parity
+        }
+        return nil
+    }
 }
 
 extension GridFitter {
@@ -50,23 +96,24 @@ extension GridFitter {
         return doubledOnTheSnare(segment, frames: &frames, frameDuration: frameDuration).map { ($0, .double) }
     }
 
-    /// `segment`, one grid, at half its tempo when its snare falls on one beat in four
-    /// (``DrumDetector/oneInFour(_:)``) and half the tempo lies nearer the tempo estimate's prior
+    /// `segment`, one grid, at half its tempo when its snare falls on one beat in four or fewer, on one
+    /// parity (``DrumDetector/oneInFourOrFewer(_:)``) and half the tempo lies nearer the tempo estimate's prior
     /// within the limits (``prefers(_:to:)``); the beats kept are those of the snare's parity. `nil`
     /// to keep it.
     ///
     /// A snare on one beat in four is a back-beat at half the tempo (hip-hop at 81 BPM read at 162,
     /// its snare on 2 and 4) or a half-time feel at this one (trap at 140, its snare on 3): the drums
     /// alone cannot tell which, but the tempo estimate's own prior can, as it does for the octave of
-    /// every song. At either reading the snare is on a beat, so the beats kept are its parity's.
+    /// every song. At either reading the snare is on a beat, so the beats kept are its parity's. A
+    /// snare on one beat in eight (a half-time feel at half the tempo) is read alike.
     func halvedOnTheSnare(_ segment: FittedSegment, frames: inout DrumFrames, frameDuration: Double)
         -> FittedSegment?
     {
         guard prefers(segment.bpm / 2, to: segment.bpm),
-            let phase = DrumDetector.oneInFour(
+            let parity = DrumDetector.oneInFourOrFewer(
                 DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration))
         else { return nil }
-        let kept = segment.beats.enumerated().filter { $0.offset % 2 == phase % 2 }.map(\.element)
+        let kept = segment.beats.enumerated().filter { $0.offset % 2 == parity }.map(\.element)
         guard let first = kept.first, kept.count >= 2 else { return nil }
         return FittedSegment(bpm: segment.bpm / 2, firstBeat: first, beats: kept)
     }

@@ -15,9 +15,9 @@ public protocol DrumEvidence: Sendable {
     /// drums (kick and snare) sit clearly there rather than on them, or `nil` when they do not, or too
     /// few beats are read.
     func drumShift(of beats: [TimeInterval]) -> Double?
-    /// Whether the snare falls on one beat in four of `beats` (seconds, increasing) and clearly less on
-    /// the other three: a back-beat at half their tempo or a half-time feel at theirs; `false` when it
-    /// does not, or too few beats are read.
+    /// Whether the snare falls on one beat in four of `beats` (seconds, increasing) or fewer, on beats of
+    /// one parity: a back-beat at half their tempo or a half-time feel at theirs (a song may move from
+    /// one to the other); `false` when it does not, or too few beats are read.
     func snareOnOneInFour(of beats: [TimeInterval]) -> Bool
 }
 
