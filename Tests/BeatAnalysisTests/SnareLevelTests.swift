@@ -6,7 +6,8 @@ import Testing
 @testable import BeatAnalysis
 
 /// The snare on one beat in four as evidence of the metric level (``DrumDetector/oneInFour(_:)``,
-/// ``DrumDetector/everyOtherOfOneParity(_:)``, ``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``): a back-beat at half the tempo or a
+/// ``DrumDetector/everyOtherOfOneParity(_:)``,
+/// ``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``): a back-beat at half the tempo or a
 /// half-time feel at this one, the tempo estimate's prior choosing between them.
 @Suite("Snare level")
 struct SnareLevelTests {

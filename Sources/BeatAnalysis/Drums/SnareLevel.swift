@@ -97,9 +97,9 @@ extension GridFitter {
     }
 
     /// `segment`, one grid, at half its tempo when its snare falls on one beat in four or fewer, on one
-    /// parity (``DrumDetector/oneInFourOrFewer(_:)``) and half the tempo lies nearer the tempo estimate's prior
-    /// within the limits (``prefers(_:to:)``); the beats kept are those of the snare's parity. `nil`
-    /// to keep it.
+    /// parity (``DrumDetector/oneInFourOrFewer(_:)``), and half the tempo lies nearer the tempo
+    /// estimate's prior within the limits (``prefers(_:to:)``); the beats kept are those of the
+    /// snare's parity. `nil` to keep it.
     ///
     /// A snare on one beat in four is a back-beat at half the tempo (hip-hop at 81 BPM read at 162,
     /// its snare on 2 and 4) or a half-time feel at this one (trap at 140, its snare on 3): the drums
