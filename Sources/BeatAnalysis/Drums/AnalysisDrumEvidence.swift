@@ -6,7 +6,8 @@ public import Foundation
 /// The drum evidence of an analysed audio file, for `audio-misaligned`, `audio-offbeat` and
 /// `audio-metric-level`: the analyzer's learned kick and snare detector read at the beats asked about,
 /// as its drum check reads it (``DrumDetector/pickupShift(of:frames:frameDuration:)``,
-/// ``DrumDetector/betterShift(of:frames:frameDuration:phaseUnchosen:)``, ``DrumDetector/oneInFour(_:)``).
+/// ``DrumDetector/betterShift(of:frames:frameDuration:phaseUnchosen:)``,
+/// ``DrumDetector/oneInFourOrFewer(_:)``).
 public struct AnalysisDrumEvidence: DrumEvidence {
     /// The detector's frames of the first five minutes, shared by every copy of this evidence, so
     /// that a frame the detector computed for one question is not computed again for the next (the
