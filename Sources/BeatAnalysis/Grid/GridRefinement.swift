@@ -31,35 +31,49 @@ extension GridFitter {
 
     /// Fits the grid of one tempo to the onsets in `span`: the period from the autocorrelation (or the
     /// forced BPM), the phase from the clearest 10-second stretch, then a least-squares line
-    /// through the matched onsets grown outward over the whole span, then the metric level.
+    /// through the matched onsets grown outward over the whole span, then the metric level (where the
+    /// onsets leave it open, the octave nearest the ``preferredTempo``, step 3 of docs/analyze.md).
     func fitSegment(
         novelty: Novelty, matcher: PeakMatcher, span: ClosedRange<Double>, lowBand: Novelty? = nil
     ) -> (grid: Grid, score: Double, alternatives: [MetricAlternative], setAside: Grid?)? {
         let forced = options.forcedBPM.map { 60 / $0 }
         let period: Double
+        var octave = 1.0
         if let forced {
             period = forced
         } else {
             guard
-                let estimate = novelty.period(in: span, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM)
+                let estimate = novelty.period(
+                    in: span, minimumBPM: options.minimumBPM, maximumBPM: options.maximumBPM,
+                    preferredBPM: preferredTempo)
             else {
                 return nil
             }
             period = estimate.seconds
+            octave = estimate.octave
         }
-        let window = novelty.clearestWindow(period: period, in: span)
-        var grid = Grid(anchor: novelty.bestPhase(period: period, in: window).anchor, period: period)
-        grid = grow(grid, from: window, over: span, matcher: matcher, fixedPeriod: forced != nil)
-        grid = refine(grid, over: span, matcher: matcher, fixedPeriod: forced != nil)
-
+        guard novelty.mean(in: span) > 0 else { return nil }
+        // The grid of `period`, its phase from the clearest stretch, grown and refined, at the metric
+        // level the onsets choose; `changed` when that level is not the one it started at.
+        func fit(_ period: Double) -> (grid: Grid, setAside: Grid?, changed: Bool) {
+            let window = novelty.clearestWindow(period: period, in: span)
+            var grid = Grid(anchor: novelty.bestPhase(period: period, in: window).anchor, period: period)
+            grid = grow(grid, from: window, over: span, matcher: matcher, fixedPeriod: forced != nil)
+            grid = refine(grid, over: span, matcher: matcher, fixedPeriod: forced != nil)
+            guard forced == nil else { return (grid, nil, false) }
+            let before = grid.period
+            let chosen = chooseLevel(grid, novelty: novelty, matcher: matcher, span: span, lowBand: lowBand)
+            return (chosen.grid, chosen.setAside, abs(chosen.grid.period / before - 1) > 0.01)
+        }
         // Metric level, by the metrical hierarchy: a level's own beats must all be strong. Halve the
         // tempo when every other beat is weak (its weaker parity under half its stronger one); double it
         // when the off-beats are nearly as strong as the beats. The tempo limits bound both; the ternary
-        // level 3⁄2 replaces the beat only when its points carry the beats' strength.
-        guard novelty.mean(in: span) > 0 else { return nil }
-        var setAside: Grid?
-        if forced == nil {
-            (grid, setAside) = chooseLevel(grid, novelty: novelty, matcher: matcher, span: span, lowBand: lowBand)
+        // level 3⁄2 replaces the beat only when its points carry the beats' strength. Where the hierarchy
+        // leaves the estimate's level as it is, the octave the preferred tempo likes best is fitted
+        // instead, at the level the hierarchy chooses from there.
+        var (grid, setAside, changed) = fit(period)
+        if !changed, octave != 1, forced == nil {
+            (grid, setAside, _) = fit(period / octave)
         }
         let scored = score(grid, novelty: novelty, span: span)
         return (grid, scored.score, scored.alternatives, setAside)

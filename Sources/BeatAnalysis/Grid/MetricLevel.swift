@@ -94,6 +94,20 @@ extension GridFitter {
         parityRatio(curve, sequence, step: step).map { $0 < Self.backBeatParity } ?? false
     }
 
+    /// The tempo listeners prefer, in BPM: 120, about two beats a second (Moelants's and van Noorden's
+    /// studies of preferred tempo; the centre of the tempo prior in Ellis's dynamic-programming tracker
+    /// and of librosa's `start_bpm`). Where it lies outside the tempo limits, their geometric mean.
+    /// It decides the octave of the tempo estimate only where the metrical hierarchy does not
+    /// (``fitSegment(novelty:matcher:span:lowBand:)``).
+    var preferredTempo: Double {
+        let limits = options.minimumBPM...options.maximumBPM
+        guard !limits.contains(Self.preferredBPM) else { return Self.preferredBPM }
+        return (options.minimumBPM * options.maximumBPM).squareRoot()
+    }
+
+    /// 120 BPM: see ``preferredTempo``.
+    static let preferredBPM = 120.0
+
     /// The tempi (BPM) a metric level may be chosen at: the tempo limits, with 3 % slack so that a song
     /// right at a limit is not pushed off it by a hair of tempo estimate.
     var levelTempoLimits: ClosedRange<Double> { (options.minimumBPM * 0.97)...(options.maximumBPM * 1.03) }

@@ -73,11 +73,17 @@ struct Novelty {
     }
 
     /// The beat period in `range` from the autocorrelation: the lag (between the tempo limits, widened
-    /// by an octave each way) whose multiples correlate best, refined between hops and over up to eight
-    /// beats.
-    func period(in range: ClosedRange<Double>, minimumBPM: Double, maximumBPM: Double) -> (
-        seconds: Double, strength: Double
-    )? {
+    /// by an octave each way) whose multiples correlate best under a prior one octave wide centred on the
+    /// limits' geometric mean, refined between hops and over up to eight beats.
+    ///
+    /// `octave` is the factor (1, 2 or ½, on the tempo) that takes the pick to the octave the same comb
+    /// likes best under a prior centred on `preferredBPM` instead, among those within the limits (1
+    /// without one). The pick itself keeps the limits' centre: centred on the preferred tempo, the
+    /// comb also picks levels that are not octaves of the beat (4⁄3 of a tracker module's tempo,
+    /// docs/analyze-log.md, sessions 46 and 56).
+    func period(in range: ClosedRange<Double>, minimumBPM: Double, maximumBPM: Double, preferredBPM: Double? = nil)
+        -> (seconds: Double, strength: Double, octave: Double)?
+    {
         let indices = indices(in: range)
         let values = envelope.values
         let slowest = 60 / max(20, minimumBPM / 2)
@@ -136,6 +142,30 @@ struct Novelty {
             bpm *= 1.002
         }
         guard bestLag > 0 else { return nil }
+        // The octave of the pick the preferred tempo likes best: the comb's score at the pick, twice and
+        // half its tempo (within the limits), each under a prior of the same width centred there.
+        var octave = 1.0
+        if let preferredBPM {
+            var best = -Double.infinity
+            for factor in [1.0, 2.0, 0.5] {
+                let lag = bestLag / factor
+                let bpm = 60 / lag / hop
+                guard factor == 1 || (minimumBPM...maximumBPM).contains(bpm), lag * 2 <= Double(maxLag) else {
+                    continue
+                }
+                var score = 0.0
+                var weight = 0.0
+                for multiple in 1...4 where lag * Double(multiple) <= Double(maxLag) {
+                    score += acfAt(lag * Double(multiple))
+                    weight += 1
+                }
+                let value = score / weight * exp(-0.5 * pow(log2(bpm / preferredBPM), 2))
+                if value > best {
+                    best = value
+                    octave = factor
+                }
+            }
+        }
         // Refine the lag on the highest multiple's autocorrelation peak that fits.
         var lag = bestLag
         for multiple in [2, 4, 8] {
@@ -155,7 +185,7 @@ struct Novelty {
             let shift = 0.5 * (left - right) / curvature
             lag = (Double(peakIndex) + max(-0.5, min(0.5, shift))) / Double(multiple)
         }
-        return (lag * hop, bestScore / acf[0])
+        return (lag * hop, bestScore / acf[0], octave)
     }
 
     /// The phase of `period` with the highest mean value at its grid points over `range`.
