@@ -70,10 +70,13 @@ extension GridFitter {
         // when the off-beats are nearly as strong as the beats. The tempo limits bound both; the ternary
         // level 3⁄2 replaces the beat only when its points carry the beats' strength. Where the hierarchy
         // leaves the estimate's level as it is, the octave the preferred tempo likes best is fitted
-        // instead, at the level the hierarchy chooses from there.
+        // instead, at the level the hierarchy chooses from there (the first fit stands if that is its
+        // own level again).
         var (grid, setAside, changed) = fit(period)
         if !changed, octave != 1, forced == nil {
-            (grid, setAside, _) = fit(period / octave)
+            // A hierarchy that takes the other octave back to this level leaves the first fit standing.
+            let other = fit(period / octave)
+            if abs(other.grid.period / grid.period - 1) > 0.01 { (grid, setAside) = (other.grid, other.setAside) }
         }
         let scored = score(grid, novelty: novelty, span: span)
         return (grid, scored.score, scored.alternatives, setAside)
