@@ -13,16 +13,7 @@ struct PreferredTempoTests {
     /// `weak` in turn. Each peak is three hops wide, as a real onset's rise. Its strong peaks alone are
     /// a pulse at 65.2 BPM.
     static func alternating(weak: Float) -> Novelty {
-        let hop = 0.01
-        var values = [Float](repeating: 0, count: 6_100)
-        func put(_ time: Double, _ strength: Float) {
-            let index = Int((time / hop).rounded())
-            values[index] = max(values[index], strength)
-            values[index - 1] = max(values[index - 1], strength / 2)
-            values[index + 1] = max(values[index + 1], strength / 2)
-        }
-        for k in 0..<128 { put(1 + Double(k) * 0.46, k % 2 == 0 ? 1 : weak) }
-        return Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0))
+        OnsetCurves.peaks((0..<128).map { (1 + Double($0) * 0.46, $0 % 2 == 0 ? 1 : weak) }, seconds: 61)
     }
 
     @Test("the comb picks the slow pulse; the preferred tempo, not the limits' centre, likes its double")
