@@ -105,8 +105,9 @@ extension GridFitter {
     /// its snare on 2 and 4) or a half-time feel at this one (trap at 140, its snare on 3): the drums
     /// alone cannot tell which, but the tempo estimate's own prior can (the comb's, centred on the
     /// limits' geometric mean: centred on the ``preferredTempo``, it doubled eleven songs at 78–84 BPM
-    /// that were right, docs/analyze-log.md, session 56). At either reading the snare is on a beat, so the beats kept are its parity's. A
-    /// snare on one beat in eight (a half-time feel at half the tempo) is read alike.
+    /// that were right, docs/analyze-log.md, session 56). At either reading the snare is on a beat,
+    /// so the beats kept are its parity's. A snare on one beat in eight (a half-time feel at half the
+    /// tempo) is read alike.
     func halvedOnTheSnare(_ segment: FittedSegment, frames: inout DrumFrames, frameDuration: Double)
         -> FittedSegment?
     {

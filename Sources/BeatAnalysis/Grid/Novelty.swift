@@ -115,6 +115,15 @@ struct Novelty {
             return acf[index] * (1 - fraction) + acf[index + 1] * fraction
         }
         // Comb over multiples: a beat period correlates at 1, 2, 3 and 4 periods.
+        func comb(_ lag: Double) -> Double {
+            var score = 0.0
+            var weight = 0.0
+            for multiple in 1...4 where lag * Double(multiple) <= Double(maxLag) {
+                score += acfAt(lag * Double(multiple))
+                weight += 1
+            }
+            return score / weight
+        }
         var bestLag = 0.0
         var bestScore = -Double.infinity
         let lowBPM = max(20, minimumBPM / 2)
@@ -123,17 +132,10 @@ struct Novelty {
         while bpm <= highBPM {
             let lag = 60 / bpm / hop
             if lag * 4 <= Double(maxLag) || lag * 2 <= Double(maxLag) {
-                var score = 0.0
-                var weight = 0.0
-                for multiple in 1...4 where lag * Double(multiple) <= Double(maxLag) {
-                    score += acfAt(lag * Double(multiple))
-                    weight += 1
-                }
-                score /= weight
                 // A mild preference for the middle of the hinted range keeps the octave sensible.
                 let centre = (minimumBPM * maximumBPM).squareRoot()
                 let prior = exp(-0.5 * pow(log2(bpm / centre) / 1.0, 2))
-                score *= prior
+                let score = comb(lag) * prior
                 if score > bestScore {
                     bestScore = score
                     bestLag = lag
@@ -143,7 +145,8 @@ struct Novelty {
         }
         guard bestLag > 0 else { return nil }
         // The octave of the pick the preferred tempo likes best: the comb's score at the pick, twice and
-        // half its tempo (within the limits), each under a prior of the same width centred there.
+        // half its tempo (within the limits), each under a prior of the same width centred on
+        // `preferredBPM`.
         var octave = 1.0
         if let preferredBPM {
             var best = -Double.infinity
@@ -153,13 +156,7 @@ struct Novelty {
                 guard factor == 1 || (minimumBPM...maximumBPM).contains(bpm), lag * 2 <= Double(maxLag) else {
                     continue
                 }
-                var score = 0.0
-                var weight = 0.0
-                for multiple in 1...4 where lag * Double(multiple) <= Double(maxLag) {
-                    score += acfAt(lag * Double(multiple))
-                    weight += 1
-                }
-                let value = score / weight * exp(-0.5 * pow(log2(bpm / preferredBPM), 2))
+                let value = comb(lag) * exp(-0.5 * pow(log2(bpm / preferredBPM), 2))
                 if value > best {
                     best = value
                     octave = factor
