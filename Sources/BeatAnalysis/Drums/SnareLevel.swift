@@ -146,7 +146,7 @@ extension GridFitter {
     /// within the tempo limits (``levelTempoLimits``) and nearer the prior's centre, the limits'
     /// geometric mean (109.5 BPM for 60–200), in octaves.
     func prefers(_ candidate: Double, to bpm: Double) -> Bool {
-        let centre = (options.minimumBPM * options.maximumBPM).squareRoot()
+        let centre = limitsCentre
         return levelTempoLimits.contains(candidate) && abs(log(candidate / centre)) < abs(log(bpm / centre))
     }
 }

@@ -53,6 +53,8 @@ extension GridFitter {
             octave = estimate.octave
         }
         guard novelty.mean(in: span) > 0 else { return nil }
+        // Whether two grids' periods are more than 1 % apart: another metric level.
+        func otherLevel(_ grid: Grid, than period: Double) -> Bool { abs(grid.period / period - 1) > 0.01 }
         // The grid of `period`, its phase from the clearest stretch, grown and refined, at the metric
         // level the onsets choose; `changed` when that level is not the one it started at.
         func fit(_ period: Double) -> (grid: Grid, setAside: Grid?, changed: Bool) {
@@ -61,9 +63,8 @@ extension GridFitter {
             grid = grow(grid, from: window, over: span, matcher: matcher, fixedPeriod: forced != nil)
             grid = refine(grid, over: span, matcher: matcher, fixedPeriod: forced != nil)
             guard forced == nil else { return (grid, nil, false) }
-            let before = grid.period
             let chosen = chooseLevel(grid, novelty: novelty, matcher: matcher, span: span, lowBand: lowBand)
-            return (chosen.grid, chosen.setAside, abs(chosen.grid.period / before - 1) > 0.01)
+            return (chosen.grid, chosen.setAside, otherLevel(chosen.grid, than: grid.period))
         }
         // Metric level, by the metrical hierarchy: a level's own beats must all be strong. Halve the
         // tempo when every other beat is weak (its weaker parity under half its stronger one); double it
@@ -73,10 +74,10 @@ extension GridFitter {
         // instead, at the level the hierarchy chooses from there (the first fit stands if that is its
         // own level again).
         var (grid, setAside, changed) = fit(period)
-        if !changed, octave != 1, forced == nil {
+        if !changed, octave != 1 {
             // A hierarchy that takes the other octave back to this level leaves the first fit standing.
             let other = fit(period / octave)
-            if abs(other.grid.period / grid.period - 1) > 0.01 { (grid, setAside) = (other.grid, other.setAside) }
+            if otherLevel(other.grid, than: grid.period) { (grid, setAside) = (other.grid, other.setAside) }
         }
         let scored = score(grid, novelty: novelty, span: span)
         return (grid, scored.score, scored.alternatives, setAside)

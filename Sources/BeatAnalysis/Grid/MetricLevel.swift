@@ -101,9 +101,12 @@ extension GridFitter {
     /// (``fitSegment(novelty:matcher:span:lowBand:)``).
     var preferredTempo: Double {
         let limits = options.minimumBPM...options.maximumBPM
-        guard !limits.contains(Self.preferredBPM) else { return Self.preferredBPM }
-        return (options.minimumBPM * options.maximumBPM).squareRoot()
+        return limits.contains(Self.preferredBPM) ? Self.preferredBPM : limitsCentre
     }
+
+    /// The tempo limits' geometric mean, in BPM (109.5 for 60–200): the centre of the tempo estimate's
+    /// own prior (``Novelty/period(in:minimumBPM:maximumBPM:preferredBPM:)``).
+    var limitsCentre: Double { (options.minimumBPM * options.maximumBPM).squareRoot() }
 
     /// 120 BPM: see ``preferredTempo``.
     static let preferredBPM = 120.0

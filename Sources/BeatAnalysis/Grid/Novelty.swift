@@ -124,6 +124,10 @@ struct Novelty {
             }
             return score / weight
         }
+        // A prior one octave wide, in log tempo, centred on `centre`.
+        func prior(_ bpm: Double, centredOn centre: Double) -> Double { exp(-0.5 * pow(log2(bpm / centre), 2)) }
+        // A mild preference for the middle of the hinted range keeps the octave sensible.
+        let centre = (minimumBPM * maximumBPM).squareRoot()
         var bestLag = 0.0
         var bestScore = -Double.infinity
         let lowBPM = max(20, minimumBPM / 2)
@@ -132,10 +136,7 @@ struct Novelty {
         while bpm <= highBPM {
             let lag = 60 / bpm / hop
             if lag * 4 <= Double(maxLag) || lag * 2 <= Double(maxLag) {
-                // A mild preference for the middle of the hinted range keeps the octave sensible.
-                let centre = (minimumBPM * maximumBPM).squareRoot()
-                let prior = exp(-0.5 * pow(log2(bpm / centre) / 1.0, 2))
-                let score = comb(lag) * prior
+                let score = comb(lag) * prior(bpm, centredOn: centre)
                 if score > bestScore {
                     bestScore = score
                     bestLag = lag
@@ -156,7 +157,7 @@ struct Novelty {
                 guard factor == 1 || (minimumBPM...maximumBPM).contains(bpm), lag * 2 <= Double(maxLag) else {
                     continue
                 }
-                let value = comb(lag) * exp(-0.5 * pow(log2(bpm / preferredBPM), 2))
+                let value = comb(lag) * prior(bpm, centredOn: preferredBPM)
                 if value > best {
                     best = value
                     octave = factor
