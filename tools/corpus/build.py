@@ -16,6 +16,7 @@ Parts, in build order (each a script beside this one; see README.md):
   midi       make-midi.py         our General-MIDI songs and OpenMSX's, via fluidsynth (corpus/midi)
   lmms       render-lmms.py       LMMS's demo projects, rendered headless (corpus/lmms)
   warped     make-warped.py       time-warped midi and lmms songs, via rubberband (corpus/warped)
+  rewarped   make-warped.py --other-warps   the same songs under the two other warps (corpus/rewarped)
   variants   make-variants.py     sample-rate, channel and codec variants (corpus/variants)
   long       make-long.py         20- and 60-minute tracks, FLAC (corpus/long)
   nonmusic   make-nonmusic.py     silence, noise, drone, speech, applause: no beats (corpus/nonmusic)
@@ -47,17 +48,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpuslib as cl  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PARTS = ["synthetic", "hydrogen", "midi", "lmms", "warped", "variants", "long", "nonmusic"]
+PARTS = ["synthetic", "hydrogen", "midi", "lmms", "warped", "rewarped", "variants", "long", "nonmusic"]
 SCRIPTS = {"synthetic": "make-synthetic.py", "hydrogen": "render-hydrogen.py", "midi": "make-midi.py",
-           "lmms": "render-lmms.py", "warped": "make-warped.py", "variants": "make-variants.py",
+           "lmms": "render-lmms.py", "warped": "make-warped.py", "rewarped": "make-warped.py",
+           "variants": "make-variants.py",
            "long": "make-long.py", "nonmusic": "make-nonmusic.py"}
-NEEDS = {"warped": ["midi", "lmms"], "variants": ["midi", "lmms"], "long": ["lmms"]}
+NEEDS = {"warped": ["midi", "lmms"], "rewarped": ["midi", "lmms"], "variants": ["midi", "lmms"], "long": ["lmms"]}
 # The Debian packages whose versions shape each part's audio, recorded in corpus/PART/tools.json when
 # the part is built and gathered into manifest.json's "tools": a corpus rebuilt on another machine can
 # differ (LMMS's renders do, README.md), and a figure is only comparable with one from the same build.
 PACKAGES = {"synthetic": [], "hydrogen": ["hydrogen", "hydrogen-data"],
             "midi": ["fluidsynth", "libfluidsynth3", "fluid-soundfont-gm", "openttd-openmsx"],
             "lmms": ["lmms", "lmms-common"], "warped": ["rubberband-cli", "librubberband2"],
+            "rewarped": ["rubberband-cli", "librubberband2"],
             "variants": ["sox", "libsox3", "vorbis-tools", "flac", "lame"], "long": ["flac"],
             "nonmusic": ["espeak-ng", "sox"]}
 
@@ -167,6 +170,8 @@ def run_part(part, force):
         cl.log(f"build: {part}: {SCRIPTS[part]} is missing, skipped")
         return False
     args = [sys.executable, script]
+    if part == "rewarped":
+        args.append("--other-warps")
     if part in ("synthetic", "hydrogen"):
         args.append(os.path.join(cl.CORPUS, part))  # their OUT_DIR argument
     if part == "hydrogen" and force:
