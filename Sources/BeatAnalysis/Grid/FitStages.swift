@@ -148,8 +148,7 @@ extension GridFitter {
     /// be written (the detector's peaks are a few hops wide, so the transients' shift matters), as
     /// tools/learned/drums.py measured it; beats that move are put on their transients again.
     /// Grids with tempo changes between them are checked one by one: a tempo change is where a
-    /// medley's next song starts, and each song's drums say where its own beat is. Followed beats
-    /// take the half beat section by section (``halfBeatBySection(_:wholeShift:frames:frameDuration:)``).
+    /// medley's next song starts, and each song's drums say where its own beat is.
     func drumChecked(
         _ segments: [FittedSegment], _ choice: ModelChoice, frames: inout DrumFrames, hopDuration: Double,
         span: ClosedRange<Double>, sounding: ClosedRange<Double>?, duration: Double, placement: TransientPlacement
@@ -171,12 +170,6 @@ extension GridFitter {
                     of: written, frames: &frames, frameDuration: hopDuration, phaseUnchosen: unchosen)
                 ?? DrumDetector.pickupShift(of: written, frames: &frames, frameDuration: hopDuration)
             shifts = Array(repeating: shift, count: segments.count)
-        }
-        if case .follow = choice.model,
-            let moved = Self.halfBeatBySection(
-                segments.flatMap(\.beats), wholeShift: shifts.first ?? nil, frames: &frames, frameDuration: hopDuration)
-        {
-            return placement.aligned(followed(moved, duration: duration))
         }
         guard shifts.contains(where: { $0 != nil }) else { return segments }
         let start = Self.layoutStart(span: span, sounding: sounding, firstPeriod: segments.first.map { 60 / $0.bpm })
