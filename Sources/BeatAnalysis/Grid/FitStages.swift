@@ -23,7 +23,9 @@ extension GridFitter {
     /// The beats tracked from `global` (the whole-song estimate's grid, of `score`) and the simplest
     /// model of them: read again in beat time where the tempo moves, tracked across tempo regions,
     /// repaired where followed and chosen again on the repaired beats, each grid piece at its own
-    /// octave and on the kick (steps 4 to 6 of docs/analyze.md). A tempo the user gave is one grid.
+    /// octave and on the kick, without pieces that only pass from one tempo to the next
+    /// (``withoutTransitionPieces(_:novelty:)``) (steps 4 to 6 of docs/analyze.md). A tempo the user
+    /// gave is one grid.
     func chosenModel(
         from global: Grid, score: Double, _ context: TrackingContext, envelope: OnsetEnvelope, lowLevels: [Float]?,
         bandLevels: [UInt8]?
@@ -91,6 +93,9 @@ extension GridFitter {
                 levelPerPiece(model, novelty: novelty, matcher: matcher, lowBand: lowBand),
                 global: global, span: span, matcher: matcher, lowBand: lowBand)
         }
+        // A piece at a tempo between its neighbours' that the onsets do not ask for is the tracker
+        // passing through a step, not music.
+        model = withoutTransitionPieces(model, novelty: novelty)
         return ModelChoice(model: model, tracked: tracked, salience: selected.salience, weakBeat: selected.weakBeat)
     }
 

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Testing
+
+@testable import BeatAnalysis
+
+/// A piece at a tempo between its neighbours' that the onsets do not ask for goes
+/// (`GridFitter.withoutTransitionPieces`): the tracker smoothed a step, the music did not.
+@Suite("Transition pieces")
+struct TransitionPieceTests {
+    /// An onset envelope (hop 10 ms, 100 s) with a three-hop peak of strength 0.6 to 1 (in turn) at
+    /// each of `times`.
+    static func novelty(peaks times: [Double]) -> Novelty {
+        let hop = 0.01
+        var values = [Float](repeating: 0, count: 10_000)
+        for (index, time) in times.enumerated() {
+            let strength = 0.6 + 0.2 * Float(index % 3)
+            let at = Int((time / hop).rounded())
+            guard at > 0, at + 1 < values.count else { continue }
+            values[at] = max(values[at], strength)
+            values[at - 1] = max(values[at - 1], strength / 2)
+            values[at + 1] = max(values[at + 1], strength / 2)
+        }
+        return Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0))
+    }
+
+    typealias Grid = GridFitter.Grid
+
+    /// 128 BPM from 1 s, stepping to 139.5 BPM at the 106th beat (50.21875 s), on to 90 s.
+    static let step = 1 + 105 * 0.46875
+    static let before = Grid(anchor: 1, period: 0.46875)
+    static let after = Grid(anchor: step, period: 60 / 139.5)
+    static let onsets =
+        (0...105).map { before.time($0) } + (1...92).map { after.time($0) }.filter { $0 < 90 }
+
+    @Test("a piece the tracker lagged through a step goes, and its neighbours meet at the step")
+    func lagThroughAStep() throws {
+        // The tracker's lag: 140 BPM between 44 and 56 s, a line through the old tempo's beat at 44.6 s.
+        let lag = Grid(anchor: Self.before.time(93), period: 60 / 133.5)
+        let model = GridModel.grid([
+            GridPiece(span: 1...44.1, grid: Self.before), GridPiece(span: 44.1...56.3, grid: lag),
+            GridPiece(span: 56.3...90, grid: Self.after),
+        ])
+        let result = GridFitter().withoutTransitionPieces(model, novelty: Self.novelty(peaks: Self.onsets))
+        guard case .grid(let pieces) = result else {
+            Issue.record("not a grid: \(result)")
+            return
+        }
+        try #require(pieces.count == 2)
+        #expect(abs(pieces[0].span.upperBound - Self.step) < 0.01)
+        #expect(abs(pieces[1].span.lowerBound - Self.step) < 0.01)
+        #expect(pieces[0].grid == Self.before && pieces[1].grid == Self.after)
+    }
+
+    @Test("a piece whose own tempo the onsets play stays, and so does one outside its neighbours' tempi")
+    func realPiecesStay() {
+        // 120, 125 and 130 BPM, 30 s each: the middle one is music.
+        let grids = [
+            Grid(anchor: 0.5, period: 0.5), Grid(anchor: 30.5, period: 0.48), Grid(anchor: 60.5, period: 60 / 130),
+        ]
+        let onsets =
+            (0..<60).map { grids[0].time($0) } + (0..<62).map { grids[1].time($0) }
+            + (0..<64).map { grids[2].time($0) }
+        let three = GridModel.grid([
+            GridPiece(span: 0.5...30.5, grid: grids[0]), GridPiece(span: 30.5...60.5, grid: grids[1]),
+            GridPiece(span: 60.5...90, grid: grids[2]),
+        ])
+        let fitter = GridFitter()
+        #expect(fitter.withoutTransitionPieces(three, novelty: Self.novelty(peaks: onsets)) == three)
+        // A slower middle piece (a section at ¾ of the tempo) is not between its neighbours.
+        let slower = GridModel.grid([
+            GridPiece(span: 1...44.1, grid: Self.before),
+            GridPiece(span: 44.1...56.3, grid: Grid(anchor: 44, period: 0.625)),
+            GridPiece(span: 56.3...90, grid: Self.after),
+        ])
+        #expect(fitter.withoutTransitionPieces(slower, novelty: Self.novelty(peaks: Self.onsets)) == slower)
+        // Two pieces, ramps and followed beats come back as they are.
+        let two = GridModel.grid([
+            GridPiece(span: 1...50, grid: Self.before), GridPiece(span: 50...90, grid: Self.after),
+        ])
+        #expect(fitter.withoutTransitionPieces(two, novelty: Self.novelty(peaks: Self.onsets)) == two)
+        #expect(fitter.withoutTransitionPieces(.follow, novelty: Self.novelty(peaks: Self.onsets)) == .follow)
+    }
+}
