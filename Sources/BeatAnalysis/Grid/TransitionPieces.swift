@@ -7,8 +7,8 @@ import Foundation
 // few beats, so through a step it can lag for a while. The tracked beats then lie on three lines: the
 // old tempo, a stretch at a tempo between the two, and the new tempo; and the model selection, which
 // reads the tracked beats, keeps the middle stretch as a piece. In the music there is no such tempo:
-// its grid drifts off the onsets on either side of the real change, and the layout's change there put
-// a beat too many into a stepped copy's map (session 57).
+// its grid drifts off the onsets on either side of the real change, and a stepped copy's map ran ahead
+// of the music for 14 s before its step (session 57, docs/analyze-log.md).
 extension GridFitter {
     /// `model` without the grid pieces whose tempo lies strictly between their two neighbours' and
     /// whose own grid carries less onset strength over their span than the two neighbours' grids
