@@ -53,6 +53,24 @@ struct TransitionPieceTests {
         #expect(pieces[0].grid == Self.before && pieces[1].grid == Self.after)
     }
 
+    @Test("a lag that ends before the step still puts the change at the step")
+    func lagEndingEarly() throws {
+        // The tracker took the new tempo some 4 s early: its piece between 36 and 46 s, the new
+        // tempo's from 46 s, the music's step at 50.2 s.
+        let lag = Grid(anchor: Self.before.time(75), period: 60 / 133.5)
+        let model = GridModel.grid([
+            GridPiece(span: 1...36, grid: Self.before), GridPiece(span: 36...46, grid: lag),
+            GridPiece(span: 46...90, grid: Self.after),
+        ])
+        let result = GridFitter().withoutTransitionPieces(model, novelty: Self.novelty(peaks: Self.onsets))
+        guard case .grid(let pieces) = result else {
+            Issue.record("not a grid: \(result)")
+            return
+        }
+        try #require(pieces.count == 2)
+        #expect(abs(pieces[0].span.upperBound - Self.step) < 0.01)
+    }
+
     @Test("a piece whose own tempo the onsets play stays, and so does one outside its neighbours' tempi")
     func realPiecesStay() {
         // 120, 125 and 130 BPM, 30 s each: the middle one is music.

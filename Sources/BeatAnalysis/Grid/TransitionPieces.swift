@@ -12,10 +12,12 @@ import Foundation
 extension GridFitter {
     /// `model` without the grid pieces whose tempo lies strictly between their two neighbours' and
     /// whose own grid carries less onset strength over their span than the two neighbours' grids
-    /// meeting there at the best change (``transitionScores(_:between:and:novelty:)``): the neighbours
-    /// then meet at that change. As a tempo change must explain the onsets and not only the tracked
-    /// beats (``GridModelSelector``, session 48), so must a piece: the simpler model stands where the
-    /// onsets do not ask for the piece. Other models come back as they are.
+    /// meeting there at the best change (``bestChange(from:to:over:novelty:)``). The neighbours then
+    /// meet at the best change between the middles of their own spans: the tracker's lag can start
+    /// its piece well before the music's step, or end it well after. As a tempo change must explain
+    /// the onsets and not only the tracked beats (``GridModelSelector``, session 48), so must a
+    /// piece: the simpler model stands where the onsets do not ask for the piece. Other models come
+    /// back as they are.
     func withoutTransitionPieces(_ model: GridModel, novelty: Novelty) -> GridModel {
         guard case .grid(var pieces) = model, pieces.count >= 3 else { return model }
         var index = 1
@@ -23,15 +25,21 @@ extension GridFitter {
             let (before, middle, after) = (pieces[index - 1], pieces[index], pieces[index + 1])
             let slower = max(before.grid.period, after.grid.period)
             let faster = min(before.grid.period, after.grid.period)
-            guard middle.grid.period > faster, middle.grid.period < slower else {
+            let own = Self.carried(
+                middle.grid, over: middle.span, base: novelty.mean(in: middle.span), novelty: novelty)
+            guard middle.grid.period > faster, middle.grid.period < slower,
+                let across = Self.bestChange(from: before.grid, to: after.grid, over: middle.span, novelty: novelty),
+                across.score >= own
+            else {
                 index += 1
                 continue
             }
-            let scores = Self.transitionScores(middle, between: before, and: after, novelty: novelty)
-            guard let change = scores.change, scores.neighbours >= scores.own else {
-                index += 1
-                continue
-            }
+            let wide =
+                (before.span.lowerBound + before.span.upperBound) / 2...(after.span.lowerBound + after.span.upperBound)
+                / 2
+            let change =
+                Self.bestChange(from: before.grid, to: after.grid, over: wide, novelty: novelty)?.change
+                ?? across.change
             pieces[index - 1].span = before.span.lowerBound...max(before.span.lowerBound, change)
             pieces[index + 1].span = min(change, after.span.upperBound)...after.span.upperBound
             pieces.remove(at: index)
@@ -39,34 +47,37 @@ extension GridFitter {
         return .grid(pieces)
     }
 
-    /// Over `middle`'s span: the onset strength its own grid points carry (the novelty at each, less
-    /// the span's mean), and the most that `before`'s grid up to half a beat before a change and
-    /// `after`'s from the change on carry, over the changes at `after`'s grid points in the span, with
-    /// that change (`nil` where `after` has no point there).
-    static func transitionScores(
-        _ middle: GridPiece, between before: GridPiece, and after: GridPiece, novelty: Novelty
-    ) -> (own: Double, neighbours: Double, change: Double?) {
-        let span = middle.span
-        let base = novelty.mean(in: span)
-        func carried(_ grid: Grid, from lower: Double, to upper: Double) -> Double {
-            guard upper >= lower else { return 0 }
-            let first = grid.firstIndex(atOrAfter: lower)
-            let last = grid.lastIndex(atOrBefore: upper)
-            guard last >= first else { return 0 }
-            return (first...last).reduce(0.0) { $0 + novelty.value(at: grid.time($1)) - base }
-        }
-        let own = carried(middle.grid, from: span.lowerBound, to: span.upperBound)
-        let first = after.grid.firstIndex(atOrAfter: span.lowerBound)
-        let last = after.grid.lastIndex(atOrBefore: span.upperBound)
-        guard last >= first else { return (own, -.infinity, nil) }
+    /// The onset strength `grid`'s points in `range` carry: the novelty at each, less `base`.
+    static func carried(_ grid: Grid, over range: ClosedRange<Double>, base: Double, novelty: Novelty) -> Double {
+        let first = grid.firstIndex(atOrAfter: range.lowerBound)
+        let last = grid.lastIndex(atOrBefore: range.upperBound)
+        guard last >= first else { return 0 }
+        return (first...last).reduce(0.0) { $0 + novelty.value(at: grid.time($1)) - base }
+    }
+
+    /// Over `zone`: the change, at a point of `after`'s grid, where `before`'s grid up to half its beat
+    /// before it and `after`'s from it on carry the most onset strength (``carried(_:over:base:novelty:)``,
+    /// less the zone's mean), and that strength, the earliest such change on a tie; `nil` where `after`
+    /// has no point in the zone.
+    static func bestChange(from before: Grid, to after: Grid, over zone: ClosedRange<Double>, novelty: Novelty)
+        -> (score: Double, change: Double)?
+    {
+        let base = novelty.mean(in: zone)
+        let first = after.firstIndex(atOrAfter: zone.lowerBound)
+        let last = after.lastIndex(atOrBefore: zone.upperBound)
+        guard last >= first else { return nil }
         var best: (score: Double, change: Double)?
         for candidate in first...last {
-            let change = after.grid.time(candidate)
+            let change = after.time(candidate)
+            let end = change - 0.5 * before.period
             let score =
-                carried(before.grid, from: span.lowerBound, to: change - 0.5 * before.grid.period)
-                + carried(after.grid, from: change, to: span.upperBound)
-            if best.map({ score > $0.score }) ?? true { best = (score, change) }
+                (end >= zone.lowerBound
+                    ? carried(before, over: zone.lowerBound...end, base: base, novelty: novelty) : 0)
+                + carried(after, over: change...zone.upperBound, base: base, novelty: novelty)
+            // The earliest of changes that carry the same (a change at a beat both grids share
+            // gives the same beats a point later).
+            if best.map({ score > $0.score + 1e-9 }) ?? true { best = (score, change) }
         }
-        return (own, best?.score ?? -.infinity, best?.change)
+        return best
     }
 }
