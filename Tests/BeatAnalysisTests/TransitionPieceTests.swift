@@ -36,7 +36,7 @@ struct TransitionPieceTests {
 
     @Test("a piece the tracker lagged through a step goes, and its neighbours meet at the step")
     func lagThroughAStep() throws {
-        // The tracker's lag: 140 BPM between 44 and 56 s, a line through the old tempo's beat at 44.6 s.
+        // The tracker's lag: 133.5 BPM between 44 and 56 s, a line through the old tempo's beat at 44.6 s.
         let lag = Grid(anchor: Self.before.time(93), period: 60 / 133.5)
         let model = GridModel.grid([
             GridPiece(span: 1...44.1, grid: Self.before), GridPiece(span: 44.1...56.3, grid: lag),
@@ -93,7 +93,7 @@ struct TransitionPieceTests {
             GridPiece(span: 56.3...90, grid: Self.after),
         ])
         #expect(fitter.withoutTransitionPieces(slower, novelty: Self.novelty(peaks: Self.onsets)) == slower)
-        // Two pieces, ramps and followed beats come back as they are.
+        // Two pieces and followed beats come back as they are.
         let two = GridModel.grid([
             GridPiece(span: 1...50, grid: Self.before), GridPiece(span: 50...90, grid: Self.after),
         ])
