@@ -34,19 +34,24 @@ struct TransitionPieceTests {
     static let onsets =
         (0...105).map { before.time($0) } + (1...92).map { after.time($0) }.filter { $0 < 90 }
 
+    /// The pieces left of ``before``, a lag at 133.5 BPM through the old tempo's beat `through` and
+    /// ``after``, over `spans`, once the transition pieces are gone.
+    static func withoutLag(through beat: Int, spans: [ClosedRange<Double>]) throws -> [GridPiece] {
+        let lag = Grid(anchor: before.time(beat), period: 60 / 133.5)
+        let grids = [before, lag, after]
+        let model = GridModel.grid(zip(spans, grids).map { GridPiece(span: $0, grid: $1) })
+        let result = GridFitter().withoutTransitionPieces(model, novelty: novelty(peaks: onsets))
+        guard case .grid(let pieces) = result else { throw TestFailure.notAGrid }
+        return pieces
+    }
+
+    /// A model that came back as no grid at all.
+    enum TestFailure: Error { case notAGrid }
+
     @Test("a piece the tracker lagged through a step goes, and its neighbours meet at the step")
     func lagThroughAStep() throws {
-        // The tracker's lag: 133.5 BPM between 44 and 56 s, a line through the old tempo's beat at 44.6 s.
-        let lag = Grid(anchor: Self.before.time(93), period: 60 / 133.5)
-        let model = GridModel.grid([
-            GridPiece(span: 1...44.1, grid: Self.before), GridPiece(span: 44.1...56.3, grid: lag),
-            GridPiece(span: 56.3...90, grid: Self.after),
-        ])
-        let result = GridFitter().withoutTransitionPieces(model, novelty: Self.novelty(peaks: Self.onsets))
-        guard case .grid(let pieces) = result else {
-            Issue.record("not a grid: \(result)")
-            return
-        }
+        // The tracker's lag between 44 and 56 s, through the old tempo's beat at 44.6 s.
+        let pieces = try Self.withoutLag(through: 93, spans: [1...44.1, 44.1...56.3, 56.3...90])
         try #require(pieces.count == 2)
         #expect(abs(pieces[0].span.upperBound - Self.step) < 0.01)
         #expect(abs(pieces[1].span.lowerBound - Self.step) < 0.01)
@@ -55,18 +60,9 @@ struct TransitionPieceTests {
 
     @Test("a lag that ends before the step still puts the change at the step")
     func lagEndingEarly() throws {
-        // The tracker took the new tempo some 4 s early: its piece between 36 and 46 s, the new
-        // tempo's from 46 s, the music's step at 50.2 s.
-        let lag = Grid(anchor: Self.before.time(75), period: 60 / 133.5)
-        let model = GridModel.grid([
-            GridPiece(span: 1...36, grid: Self.before), GridPiece(span: 36...46, grid: lag),
-            GridPiece(span: 46...90, grid: Self.after),
-        ])
-        let result = GridFitter().withoutTransitionPieces(model, novelty: Self.novelty(peaks: Self.onsets))
-        guard case .grid(let pieces) = result else {
-            Issue.record("not a grid: \(result)")
-            return
-        }
+        // The tracker took the new tempo some 4 s early: its lag between 36 and 46 s, the new
+        // tempo's piece from 46 s, the music's step at 50.2 s.
+        let pieces = try Self.withoutLag(through: 75, spans: [1...36, 36...46, 46...90])
         try #require(pieces.count == 2)
         #expect(abs(pieces[0].span.upperBound - Self.step) < 0.01)
     }
