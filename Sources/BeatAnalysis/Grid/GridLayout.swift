@@ -147,38 +147,49 @@ extension GridFitter {
     }
 
     /// The beat of `next`'s grid, near the two segments' boundary, from which on the beats fit the
-    /// onsets best.
+    /// onsets best (``bestChange(from:to:over:novelty:)``).
     func bestCut(_ current: SegmentFit, _ next: SegmentFit, novelty: Novelty) -> Double {
         let boundary = current.span.upperBound
         // Within 6 s of the boundary, and not beyond the middle of either segment.
         let lower = max(boundary - 6, (current.span.lowerBound + boundary) / 2)
         let upper = min(boundary + 6, (boundary + next.span.upperBound) / 2)
         let zone = min(lower, boundary)...max(upper, boundary)
+        return Self.bestChange(from: current.grid, to: next.grid, over: zone, novelty: novelty)?.change
+            ?? next.grid.time(next.grid.firstIndex(atOrAfter: boundary))
+    }
+
+    /// The onset strength `grid`'s points in `range` carry: the novelty at each, less `base`.
+    static func carried(_ grid: Grid, over range: ClosedRange<Double>, base: Double, novelty: Novelty) -> Double {
+        let first = grid.firstIndex(atOrAfter: range.lowerBound)
+        let last = grid.lastIndex(atOrBefore: range.upperBound)
+        guard last >= first else { return 0 }
+        return (first...last).reduce(0.0) { $0 + novelty.value(at: grid.time($1)) - base }
+    }
+
+    /// Over `zone`: the change, at a point of `after`'s grid, where `before`'s grid up to half its beat
+    /// before it and `after`'s from it on carry the most onset strength (``carried(_:over:base:novelty:)``,
+    /// less the zone's mean), and that strength, the earliest such change on a tie; `nil` where `after`
+    /// has no point in the zone.
+    static func bestChange(from before: Grid, to after: Grid, over zone: ClosedRange<Double>, novelty: Novelty)
+        -> (score: Double, change: Double)?
+    {
         let base = novelty.mean(in: zone)
-        var bestTime = next.grid.time(next.grid.firstIndex(atOrAfter: boundary))
-        var bestScore = -Double.infinity
-        let firstCandidate = next.grid.firstIndex(atOrAfter: zone.lowerBound)
-        let lastCandidate = next.grid.lastIndex(atOrBefore: zone.upperBound)
-        guard lastCandidate >= firstCandidate else { return bestTime }
-        for candidate in firstCandidate...lastCandidate {
-            let cut = next.grid.time(candidate)
-            var score = 0.0
-            var k = current.grid.firstIndex(atOrAfter: zone.lowerBound)
-            while current.grid.time(k) < cut - 0.5 * current.grid.period {
-                score += novelty.value(at: current.grid.time(k)) - base
-                k += 1
-            }
-            k = candidate
-            while next.grid.time(k) <= zone.upperBound {
-                score += novelty.value(at: next.grid.time(k)) - base
-                k += 1
-            }
-            if score > bestScore {
-                bestScore = score
-                bestTime = cut
-            }
+        let first = after.firstIndex(atOrAfter: zone.lowerBound)
+        let last = after.lastIndex(atOrBefore: zone.upperBound)
+        guard last >= first else { return nil }
+        var best: (score: Double, change: Double)?
+        for candidate in first...last {
+            let change = after.time(candidate)
+            let end = change - 0.5 * before.period
+            let score =
+                (end >= zone.lowerBound
+                    ? carried(before, over: zone.lowerBound...end, base: base, novelty: novelty) : 0)
+                + carried(after, over: change...zone.upperBound, base: base, novelty: novelty)
+            // The earliest of changes that carry the same (a change at a beat both grids share
+            // gives the same beats a point later).
+            if best.map({ score > $0.score + 1e-9 }) ?? true { best = (score, change) }
         }
-        return bestTime
+        return best
     }
 
     /// Fraction of `beats` with an onset within `tolerance`.

@@ -25,18 +25,17 @@ extension GridFitter {
             let (before, middle, after) = (pieces[index - 1], pieces[index], pieces[index + 1])
             let slower = max(before.grid.period, after.grid.period)
             let faster = min(before.grid.period, after.grid.period)
-            let own = Self.carried(
-                middle.grid, over: middle.span, base: novelty.mean(in: middle.span), novelty: novelty)
             guard middle.grid.period > faster, middle.grid.period < slower,
                 let across = Self.bestChange(from: before.grid, to: after.grid, over: middle.span, novelty: novelty),
-                across.score >= own
+                across.score
+                    >= Self.carried(
+                        middle.grid, over: middle.span, base: novelty.mean(in: middle.span), novelty: novelty)
             else {
                 index += 1
                 continue
             }
-            let wide =
-                (before.span.lowerBound + before.span.upperBound) / 2...(after.span.lowerBound + after.span.upperBound)
-                / 2
+            func middleOf(_ span: ClosedRange<Double>) -> Double { (span.lowerBound + span.upperBound) / 2 }
+            let wide = middleOf(before.span)...middleOf(after.span)
             let change =
                 Self.bestChange(from: before.grid, to: after.grid, over: wide, novelty: novelty)?.change
                 ?? across.change
@@ -45,39 +44,5 @@ extension GridFitter {
             pieces.remove(at: index)
         }
         return .grid(pieces)
-    }
-
-    /// The onset strength `grid`'s points in `range` carry: the novelty at each, less `base`.
-    static func carried(_ grid: Grid, over range: ClosedRange<Double>, base: Double, novelty: Novelty) -> Double {
-        let first = grid.firstIndex(atOrAfter: range.lowerBound)
-        let last = grid.lastIndex(atOrBefore: range.upperBound)
-        guard last >= first else { return 0 }
-        return (first...last).reduce(0.0) { $0 + novelty.value(at: grid.time($1)) - base }
-    }
-
-    /// Over `zone`: the change, at a point of `after`'s grid, where `before`'s grid up to half its beat
-    /// before it and `after`'s from it on carry the most onset strength (``carried(_:over:base:novelty:)``,
-    /// less the zone's mean), and that strength, the earliest such change on a tie; `nil` where `after`
-    /// has no point in the zone.
-    static func bestChange(from before: Grid, to after: Grid, over zone: ClosedRange<Double>, novelty: Novelty)
-        -> (score: Double, change: Double)?
-    {
-        let base = novelty.mean(in: zone)
-        let first = after.firstIndex(atOrAfter: zone.lowerBound)
-        let last = after.lastIndex(atOrBefore: zone.upperBound)
-        guard last >= first else { return nil }
-        var best: (score: Double, change: Double)?
-        for candidate in first...last {
-            let change = after.time(candidate)
-            let end = change - 0.5 * before.period
-            let score =
-                (end >= zone.lowerBound
-                    ? carried(before, over: zone.lowerBound...end, base: base, novelty: novelty) : 0)
-                + carried(after, over: change...zone.upperBound, base: base, novelty: novelty)
-            // The earliest of changes that carry the same (a change at a beat both grids share
-            // gives the same beats a point later).
-            if best.map({ score > $0.score + 1e-9 }) ?? true { best = (score, change) }
-        }
-        return best
     }
 }
