@@ -24,8 +24,7 @@ extension GridFitter {
     /// model of them: read again in beat time where the tempo moves, tracked across tempo regions,
     /// repaired where followed and chosen again on the repaired beats, each grid piece at its own
     /// octave and on the kick, without pieces that only pass from one tempo to the next
-    /// (``withoutTransitionPieces(_:novelty:)``) or that end the song at a tempo it does not play
-    /// (``withoutUnplayedEndPieces(_:novelty:)``) (steps 4 to 6 of docs/analyze.md). A tempo the user
+    /// (``withoutTransitionPieces(_:novelty:)``) (steps 4 to 6 of docs/analyze.md). A tempo the user
     /// gave is one grid.
     func chosenModel(
         from global: Grid, score: Double, _ context: TrackingContext, envelope: OnsetEnvelope, lowLevels: [Float]?,
@@ -95,9 +94,8 @@ extension GridFitter {
                 global: global, span: span, matcher: matcher, lowBand: lowBand)
         }
         // A piece at a tempo between its neighbours' that the onsets do not ask for is the tracker
-        // passing through a step, not music; one at either end, the tracker wandering through an
-        // intro or an outro.
-        model = withoutUnplayedEndPieces(withoutTransitionPieces(model, novelty: novelty), novelty: novelty)
+        // passing through a step, not music.
+        model = withoutTransitionPieces(model, novelty: novelty)
         return ModelChoice(model: model, tracked: tracked, salience: selected.salience, weakBeat: selected.weakBeat)
     }
 

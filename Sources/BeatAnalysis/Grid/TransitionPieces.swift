@@ -8,9 +8,7 @@ import Foundation
 // old tempo, a stretch at a tempo between the two, and the new tempo; and the model selection, which
 // reads the tracked beats, keeps the middle stretch as a piece. In the music there is no such tempo:
 // its grid drifts off the onsets on either side of the real change, and a stepped copy's map ran ahead
-// of the music for 14 s before its step (session 57, docs/analyze-log.md). At the ends of a song the
-// tracker can wander too, through an intro or an outro, and the stretch becomes a piece at a tempo the
-// music never plays (session 58).
+// of the music for 14 s before its step (session 57, docs/analyze-log.md).
 extension GridFitter {
     /// `model` without the grid pieces whose tempo lies strictly between their two neighbours' and
     /// whose own grid carries less onset strength over their span than the two neighbours' grids
@@ -44,40 +42,6 @@ extension GridFitter {
             pieces[index - 1].span = before.span.lowerBound...max(before.span.lowerBound, change)
             pieces[index + 1].span = min(change, after.span.upperBound)...after.span.upperBound
             pieces.remove(at: index)
-        }
-        return .grid(pieces)
-    }
-
-    /// `model` without the first or last grid piece where its neighbour's grid, carried on over the
-    /// end piece's span, carries at least as much onset strength there as the end piece's own grid
-    /// (``carried(_:over:base:novelty:)``, less the span's mean); the neighbour then covers the span,
-    /// and the next end is read the same way. As for a piece between two others, the onsets must ask
-    /// for the tempo change: an intro or an outro that the tracker wandered through at a tempo the
-    /// music never plays is not one, and where the music does change there, the neighbour's grid
-    /// drifts off its onsets. An end piece at a metrical ratio of its neighbour (``beatTimeRatios``,
-    /// within ``sectionRatioTolerance``) stays: the two grids then share points, the onset sums favour
-    /// the denser grid or the sparser one by how the music fills its off-beats, and which level a
-    /// piece is at is the level rules' question (``levelPerPiece(_:novelty:matcher:lowBand:)``), not
-    /// this one. Other models come back as they are.
-    func withoutUnplayedEndPieces(_ model: GridModel, novelty: Novelty) -> GridModel {
-        guard case .grid(var pieces) = model, pieces.count >= 2 else { return model }
-        /// Whether `neighbour`'s grid carries `end`'s span as well as its own grid does.
-        func unplayed(_ end: GridPiece, beside neighbour: GridPiece) -> Bool {
-            let ratio = end.grid.period / neighbour.grid.period
-            guard !Self.beatTimeRatios.contains(where: { abs(log(ratio / $0)) < Self.sectionRatioTolerance })
-            else { return false }
-            let base = novelty.mean(in: end.span)
-            return Self.carried(neighbour.grid, over: end.span, base: base, novelty: novelty)
-                >= Self.carried(end.grid, over: end.span, base: base, novelty: novelty)
-        }
-        while pieces.count >= 2, unplayed(pieces[0], beside: pieces[1]) {
-            pieces[1].span = pieces[0].span.lowerBound...pieces[1].span.upperBound
-            pieces.removeFirst()
-        }
-        while pieces.count >= 2, unplayed(pieces[pieces.count - 1], beside: pieces[pieces.count - 2]) {
-            pieces[pieces.count - 2].span =
-                pieces[pieces.count - 2].span.lowerBound...pieces[pieces.count - 1].span.upperBound
-            pieces.removeLast()
         }
         return .grid(pieces)
     }
