@@ -101,6 +101,31 @@ public struct AnalysisReport: Sendable {
     /// `120.00`.
     static func bpm(_ value: Double) -> String { String(format: "%.2f", value) }
 
+    /// Beat intervals whose median gives the tempo ``followedTempo(_:)`` reports at each point: two
+    /// bars of 4/4.
+    static let followedTempoIntervals = 8
+
+    /// The slowest and fastest tempo (BPM) of followed `beats` (seconds, increasing), each read as the
+    /// median of ``followedTempoIntervals`` consecutive intervals, and the median tempo of all of them.
+    /// A single interval says little: where a tracker's beat sits a few milliseconds early or late,
+    /// or where a repaired section meets the beats beside it, one interval can be a third shorter or
+    /// longer than the music's, and a drifting 170 BPM song was summed up as followed at 88–227 BPM.
+    /// With fewer intervals than that, the median of them all. Zeros for fewer than two beats.
+    static func followedTempo(_ beats: [Double]) -> (lowest: Double, highest: Double, median: Double) {
+        let intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }.filter { $0 > 0 }
+        func median(_ values: ArraySlice<Double>) -> Double {
+            let sorted = values.sorted()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+        let overall = median(intervals[...])
+        guard overall > 0 else { return (0, 0, 0) }
+        let width = min(followedTempoIntervals, intervals.count)
+        let local = (0...(intervals.count - width)).map { median(intervals[$0..<($0 + width)]) }
+        let slowest = local.max() ?? overall
+        let fastest = local.min() ?? overall
+        return (60 / slowest, 60 / fastest, 60 / overall)
+    }
+
     /// `120.00 BPM, 64 beats, confidence 0.98`.
     public static func describe(_ result: AnalyzedBeatMap) -> String {
         let fit = result.fit
@@ -110,8 +135,8 @@ public struct AnalysisReport: Sendable {
         } else if fit.method == .ramp, let first = fit.segments.first, let last = fit.segments.last {
             tempo = "tempo ramp \(bpm(first.bpm)) → \(bpm(last.bpm)) BPM"
         } else if fit.method == .follow {
-            let tempi = fit.segments.map(\.bpm)
-            tempo = "beats followed at \(bpm(tempi.min() ?? 0))–\(bpm(tempi.max() ?? 0)) BPM"
+            let (lowest, highest, median) = followedTempo(fit.beats)
+            tempo = "beats followed at \(bpm(lowest))–\(bpm(highest)) BPM (median \(bpm(median)))"
         } else if fit.segments.count == 1, let only = fit.segments.first {
             tempo = "\(bpm(only.bpm)) BPM"
         } else {
