@@ -9,7 +9,7 @@ import Testing
 /// (`AnalysisReport.followedTempo`).
 @Suite("Followed tempo summary")
 struct FollowedTempoSummaryTests {
-    @Test("a stray interval does not set the range; a real drift does")
+    @Test("a stray interval does not set the range; a change of tempo does")
     func strayIntervalsAreIgnored() throws {
         // 120 BPM for 32 beats, one beat 60 ms late (an interval of 0.56 s, then one of 0.44 s:
         // 107 and 136 BPM beat by beat), then 132 BPM for 32 beats.
