@@ -113,14 +113,10 @@ public struct AnalysisReport: Sendable {
     /// With fewer intervals than that, the median of them all. Zeros for fewer than two beats.
     static func followedTempo(_ beats: [Double]) -> (lowest: Double, highest: Double, median: Double) {
         let intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }.filter { $0 > 0 }
-        func median(_ values: ArraySlice<Double>) -> Double {
-            let sorted = values.sorted()
-            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-        }
-        let overall = median(intervals[...])
+        let overall = GridFitter.median(intervals[...])
         guard overall > 0 else { return (0, 0, 0) }
         let width = min(followedTempoIntervals, intervals.count)
-        let local = (0...(intervals.count - width)).map { median(intervals[$0..<($0 + width)]) }
+        let local = (0...(intervals.count - width)).map { GridFitter.median(intervals[$0..<($0 + width)]) }
         let slowest = local.max() ?? overall
         let fastest = local.min() ?? overall
         return (60 / slowest, 60 / fastest, 60 / overall)
