@@ -279,6 +279,45 @@ struct ModelSelectionTests {
         }
     }
 
+    @Test("a grid at a drift's fastest tempo holds where the drift dwells, and does not hold apart")
+    func driftsCrestDoesNotHoldApart() throws {
+        // Tempo drifting ±3 % about 120 BPM in a cycle of 120 s: it dwells near 123.6 BPM around 30 s,
+        // 150 s and 270 s, and is slower everywhere else.
+        var drifting: [Double] = []
+        var time = 0.5
+        while time < 300 {
+            drifting.append(time)
+            time += 0.5 / (1 + 0.03 * sin(2 * Double.pi * time / 120))
+        }
+        // The grid through the beats nearest the first two crests, at the crest's tempo (the whole beats
+        // the drift loses between them rounded off).
+        let first = try #require(drifting.min { abs($0 - 30) < abs($1 - 30) })
+        let second = try #require(drifting.min { abs($0 - 150) < abs($1 - 150) })
+        let crestPeriod = (second - first) / ((second - first) / (0.5 / 1.03)).rounded()
+        let crest = [GridPiece(span: 0...300, grid: GridFitter.Grid(anchor: first, period: crestPeriod))]
+        // Each crest holds the grid for more than 32 beats...
+        let grid = try #require(crest.first?.grid)
+        var runs = 0
+        var length = 0
+        for beat in drifting {
+            let distance = abs(beat - grid.time(grid.nearestIndex(to: beat)))
+            length = distance <= GridModelSelector.explainTolerance ? length + 1 : 0
+            if length == 32 { runs += 1 }
+        }
+        #expect(runs >= 2)
+        // ...but between them the beats lie some 3 % off its tempo: a drift, not a detour.
+        #expect(!GridModelSelector.holdsApart(drifting, pieces: crest, run: 32))
+        // A detour that keeps the pulse on the off-beats, or one at 77 BPM, is the tracker's.
+        let period = 2.0 / 3.0
+        let before: [Double] = (0..<40).map { 0.5 + Double($0) * period }
+        let detour: [Double] = (40..<85).map { 0.5 + (Double($0) + 0.5) * period }
+        let after: [Double] = (86..<126).map { 0.5 + Double($0) * period }
+        let offBeats = before + detour + after
+        let ninety = [GridPiece(span: 0...300, grid: GridFitter.Grid(anchor: 0.5, period: period))]
+        #expect(GridModelSelector.holdsApart(offBeats, pieces: ninety, run: 32))
+        #expect(GridModelSelector.holdsApart(Self.detour(before: 40, detour: 45, after: 40), pieces: ninety, run: 32))
+    }
+
     @Test("a grid holds where a tracker puts two beats in five on a strum a few tens of milliseconds off it")
     func holdsApartThroughJitter() {
         let period = 60.0 / 95.0

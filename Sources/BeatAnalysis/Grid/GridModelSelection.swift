@@ -225,33 +225,77 @@ struct GridModelSelector: Sendable {
     /// beat time, which a song tracked at half its tempo needs. (A signed median would not do: where a
     /// run meets a detour, the detour's beats fall either side of the grid's, and with the run's beats
     /// at 0 their median sits near 0 too, so the run would reach into the detour.)
+    ///
+    /// A detour is not a drift (session 59). Music that drifts smoothly about its tempo holds a grid
+    /// at the drift's fastest (or slowest) tempo for as long as it dwells there: more than `run` beats
+    /// in each cycle of a ±3 % drift, read by neighbourhood. In between it is slower (or faster) all
+    /// the time, by a little, and comes back to that grid only after losing a whole beat or more to
+    /// it. A tracker's detour keeps the grid's pulse (on the off-beats, at half of it, three against
+    /// four) or follows another one (an intro at 77 BPM in a 90 BPM song). So between two of the runs
+    /// the tracked beats' median interval must lie within ``detourTempo`` of the grid's period or of
+    /// a metrical ratio of it (``GridFitter/beatTimeRatios``), or at least ``oneTempo`` from all of
+    /// them; between the two is a drift's.
     static func holdsApart(_ tracked: [Double], pieces: [GridPiece], run: Int, neighbourhoods: Bool = true) -> Bool {
         guard pieces.count == 1, let grid = pieces.first?.grid, grid.period > 0 else { return false }
         let distances = tracked.map { abs($0 - grid.time(grid.nearestIndex(to: $0))) }
-        if runs(of: distances, run: run) >= 2 { return true }
+        let holds = { (distances: [Double]) in
+            detourBetween(runs(of: distances, run: run), tracked: tracked, period: grid.period, run: run)
+        }
+        if holds(distances) { return true }
         guard neighbourhoods else { return false }
         let width = min(distances.count, 2 * neighbourhoodRadius + 1)
         let neighbourhoodMedians = distances.indices.map { index in
             let lower = max(0, min(index - neighbourhoodRadius, distances.count - width))
             return distances[lower..<(lower + width)].sorted()[width / 2]
         }
-        return runs(of: neighbourhoodMedians, run: run) >= 2
+        return holds(neighbourhoodMedians)
     }
 
-    /// How many runs of at least `run` consecutive `distances` lie within ``explainTolerance``.
-    private static func runs(of distances: [Double], run: Int) -> Int {
-        var runs = 0
+    /// The runs of at least `run` consecutive `distances` within ``explainTolerance``, as ranges of
+    /// their indices, in order.
+    private static func runs(of distances: [Double], run: Int) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
         var length = 0
-        for distance in distances {
+        for (index, distance) in distances.enumerated() {
             if distance <= explainTolerance {
                 length += 1
-                if length == run { runs += 1 }
             } else {
+                if length >= run { runs.append((index - length)..<index) }
                 length = 0
             }
         }
+        if length >= run { runs.append((distances.count - length)..<distances.count) }
         return runs
     }
+
+    /// Whether `tracked` takes a detour, not a drift, between two of `runs` (at least two) on a grid
+    /// of `period`: the median interval from the last beat of one run to the first of the next lies
+    /// within ``detourTempo`` of the period or of a metrical ratio of it
+    /// (``GridFitter/beatTimeRatios``), or at least ``oneTempo`` from every one of them; or there are
+    /// fewer than `run` intervals between them. (To lose a whole beat to the grid in fewer intervals
+    /// than a run, the music would have to lie more than 1/`run` off its tempo, about 3 %, beside
+    /// runs that say it keeps the tempo within a fraction of a per cent; the median of a few intervals
+    /// around a stray beat is no tempo.)
+    static func detourBetween(_ runs: [Range<Int>], tracked: [Double], period: Double, run: Int) -> Bool {
+        guard runs.count >= 2, period > 0 else { return false }
+        let ratios = [1.0] + GridFitter.beatTimeRatios
+        return zip(runs, runs.dropFirst()).contains { earlier, later in
+            let from = earlier.upperBound - 1
+            let to = min(later.lowerBound, tracked.count - 1)
+            guard to - from >= run else { return true }
+            let intervals = (from..<to).map { tracked[$0 + 1] - tracked[$0] }
+            let median = GridFitter.median(intervals[...])
+            guard median > 0 else { return true }
+            let offPulse = ratios.map { abs(log(median / (period * $0))) }.min() ?? 0
+            return offPulse <= detourTempo || offPulse >= oneTempo
+        }
+    }
+
+    /// How far (in log tempo) the tracked beats between two runs on one grid may lie from its pulse
+    /// and still keep it: 2 %, halfway between the train split's detours that keep the pulse (their
+    /// median interval within 1.3 % of the grid's, most within 0.5 %) and the 3 % by which a drift's
+    /// beats between its crests lie off a grid at the crest.
+    static let detourTempo = 0.02
 
     /// Whether `single` carries at least as much onset strength as each of `pieces` at another tempo
     /// (over ``oneTempo`` from it) does at its own points, over that piece's span; `false` when no
