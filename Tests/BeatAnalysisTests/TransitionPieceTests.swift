@@ -96,4 +96,36 @@ struct TransitionPieceTests {
         #expect(fitter.withoutTransitionPieces(two, novelty: Self.novelty(peaks: Self.onsets)) == two)
         #expect(fitter.withoutTransitionPieces(.follow, novelty: Self.novelty(peaks: Self.onsets)) == .follow)
     }
+
+    @Test("a piece at ⅔ or half of the one tempo either side is a feel, not a tempo change, and goes")
+    func feelsGo() throws {
+        // 128 BPM throughout, an onset on every beat; the tracked beats took a dotted pulse (⅔, 85.3 BPM)
+        // or half the tempo from 30 to 50 s, half or all of whose points meet those onsets.
+        let song = Grid(anchor: 1, period: 0.46875)
+        let onsets = (0...190).map { song.time($0) }
+        let fitter = GridFitter()
+        for ratio in [2.0 / 3.0, 0.5] {
+            let feel = GridModel.grid([
+                GridPiece(span: 1...30.2, grid: song),
+                GridPiece(span: 30.2...50.1, grid: Grid(anchor: song.time(62), period: 0.46875 / ratio)),
+                GridPiece(span: 50.1...90, grid: song),
+            ])
+            guard case .grid(let pieces) = fitter.withoutTransitionPieces(feel, novelty: Self.novelty(peaks: onsets))
+            else { throw TestFailure.notAGrid }
+            try #require(pieces.count == 2, "ratio \(ratio)")
+            #expect(pieces.allSatisfy { $0.grid == song })
+            #expect(pieces[0].span.lowerBound == 1 && pieces[1].span.upperBound == 90)
+        }
+        // Between two tempi 9 % apart, a section at ¾ of the first stays (realPiecesStay); so does one
+        // at 100 BPM between two at 128, which is no metric level of theirs and which the onsets play.
+        let hundred = Grid(anchor: 30.2, period: 0.6)
+        let played = (0...62).map { song.time($0) } + (1...33).map { hundred.time($0) }
+            + (0...85).map { 50.1 + Double($0) * 0.46875 }
+        let other = GridModel.grid([
+            GridPiece(span: 1...30.2, grid: song),
+            GridPiece(span: 30.2...50.1, grid: hundred),
+            GridPiece(span: 50.1...90, grid: Grid(anchor: 50.1, period: 0.46875)),
+        ])
+        #expect(fitter.withoutTransitionPieces(other, novelty: Self.novelty(peaks: played)) == other)
+    }
 }

@@ -16,8 +16,14 @@ extension GridFitter {
     /// meet at the best change between the middles of their own spans: the tracker's lag can start
     /// its piece well before the music's step, or end it well after. As a tempo change must explain
     /// the onsets and not only the tracked beats (``GridModelSelector``, session 48), so must a
-    /// piece: the simpler model stands where the onsets do not ask for the piece. Other models come
-    /// back as they are.
+    /// piece: the simpler model stands where the onsets do not ask for the piece.
+    ///
+    /// A piece at a metrical ratio of both its neighbours (``beatTimeRatios``, within
+    /// ``GridModelSelector/oneTempo``), which keep one tempo between them (within the same), goes too,
+    /// whatever the onsets say (session 59): music that leaves a tempo for ⅔ or half of it and comes
+    /// back is a half-time or a triplet feel, a section at another metric level, not a tempo change
+    /// (the mean strength at a grid's points favours the sparser or the denser grid by how the music
+    /// fills its off-beats, so it cannot judge between two levels). Other models come back as they are.
     func withoutTransitionPieces(_ model: GridModel, novelty: Novelty) -> GridModel {
         guard case .grid(var pieces) = model, pieces.count >= 3 else { return model }
         var index = 1
@@ -25,11 +31,13 @@ extension GridFitter {
             let (before, middle, after) = (pieces[index - 1], pieces[index], pieces[index + 1])
             let slower = max(before.grid.period, after.grid.period)
             let faster = min(before.grid.period, after.grid.period)
-            guard middle.grid.period > faster, middle.grid.period < slower,
+            guard
                 let across = Self.bestChange(from: before.grid, to: after.grid, over: middle.span, novelty: novelty),
-                across.score
-                    >= Self.carried(
-                        middle.grid, over: middle.span, base: novelty.mean(in: middle.span), novelty: novelty)
+                Self.isAFeel(middle.grid, between: before.grid, and: after.grid)
+                    || (middle.grid.period > faster && middle.grid.period < slower
+                        && across.score
+                            >= Self.carried(
+                                middle.grid, over: middle.span, base: novelty.mean(in: middle.span), novelty: novelty))
             else {
                 index += 1
                 continue
@@ -44,5 +52,16 @@ extension GridFitter {
             pieces.remove(at: index)
         }
         return .grid(pieces)
+    }
+
+    /// Whether `middle` is at a metrical ratio (``beatTimeRatios``) of both `before` and `after`, and
+    /// those two at one tempo, each within ``GridModelSelector/oneTempo`` (in log tempo).
+    static func isAFeel(_ middle: Grid, between before: Grid, and after: Grid) -> Bool {
+        guard middle.period > 0, before.period > 0, after.period > 0 else { return false }
+        func metrical(_ grid: Grid) -> Bool {
+            beatTimeRatios.contains { abs(log(middle.period / grid.period / $0)) < GridModelSelector.oneTempo }
+        }
+        return abs(log(before.period / after.period)) < GridModelSelector.oneTempo && metrical(before)
+            && metrical(after)
     }
 }
