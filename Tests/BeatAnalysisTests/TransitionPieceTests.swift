@@ -117,13 +117,14 @@ struct TransitionPieceTests {
             #expect(pieces[0].span.lowerBound == 1 && pieces[1].span.upperBound == 90)
         }
         // Between two tempi 9 % apart, a section at ¾ of the first stays (realPiecesStay); so does one
-        // at 100 BPM between two at 128, which is no metric level of theirs and which the onsets play.
-        let hundred = Grid(anchor: 30.2, period: 0.6)
-        let played = (0...62).map { song.time($0) } + (1...33).map { hundred.time($0) }
+        // at 110 BPM between two at 128, which is no metric level of theirs and which the onsets play.
+        let other110 = Grid(anchor: 30.2, period: 60.0 / 110.0)
+        let played =
+            (0...62).map { song.time($0) } + (1...36).map { other110.time($0) }
             + (0...85).map { 50.1 + Double($0) * 0.46875 }
         let other = GridModel.grid([
             GridPiece(span: 1...30.2, grid: song),
-            GridPiece(span: 30.2...50.1, grid: hundred),
+            GridPiece(span: 30.2...50.1, grid: other110),
             GridPiece(span: 50.1...90, grid: Grid(anchor: 50.1, period: 0.46875)),
         ])
         #expect(fitter.withoutTransitionPieces(other, novelty: Self.novelty(peaks: played)) == other)
