@@ -228,13 +228,15 @@ struct GridModelSelector: Sendable {
     ///
     /// A detour is not a drift (session 59). Music that drifts smoothly about its tempo holds a grid
     /// at the drift's fastest (or slowest) tempo for as long as it dwells there: more than `run` beats
-    /// in each cycle of a ±3 % drift, read by neighbourhood. In between it is slower (or faster) all
-    /// the time, by a little, and comes back to that grid only after losing a whole beat or more to
-    /// it. A tracker's detour keeps the grid's pulse (on the off-beats, at half of it, three against
-    /// four) or follows another one (an intro at 77 BPM in a 90 BPM song). So between two of the runs
-    /// the tracked beats' median interval must lie within ``detourTempo`` of the grid's period or of
-    /// a metrical ratio of it (``GridFitter/beatTimeRatios``), or at least ``oneTempo`` from all of
-    /// them; between the two is a drift's.
+    /// in each cycle of a ±3 % drift, read beat by beat or by neighbourhood. In between it is slower
+    /// (or faster) all the time, by a little, and comes back to that grid only after losing a whole
+    /// beat or more to it. A tracker's detour keeps the grid's pulse (on the off-beats, at half of it,
+    /// three against four) or follows another one (an intro at 77 BPM in a 90 BPM song). So between
+    /// two of the runs the tracked beats' median interval must lie within ``detourTempo`` of the
+    /// grid's period or of a metrical ratio of it (``GridFitter/beatTimeRatios``), or at least
+    /// ``oneTempo`` from all of them; between the two is a drift's. (A drift's gap can lie up to its
+    /// whole swing off the grid at its crest: one measured 4.2 %, which this reads as another tempo;
+    /// an edge at 8 % moved no train map, so the edge stays at the pieces' one tempo.)
     static func holdsApart(_ tracked: [Double], pieces: [GridPiece], run: Int, neighbourhoods: Bool = true) -> Bool {
         guard pieces.count == 1, let grid = pieces.first?.grid, grid.period > 0 else { return false }
         let distances = tracked.map { abs($0 - grid.time(grid.nearestIndex(to: $0))) }
@@ -293,8 +295,8 @@ struct GridModelSelector: Sendable {
 
     /// How far (in log tempo) the tracked beats between two runs on one grid may lie from its pulse
     /// and still keep it: 2 %, halfway between the train split's detours that keep the pulse (their
-    /// median interval within 1.3 % of the grid's, most within 0.5 %) and the 3 % by which a drift's
-    /// beats between its crests lie off a grid at the crest.
+    /// median interval within 1.3 % of the grid's, most within 0.5 %) and the 2.9 % and more by which a
+    /// drift's beats between its crests lie off a grid at the crest.
     static let detourTempo = 0.02
 
     /// Whether `single` carries at least as much onset strength as each of `pieces` at another tempo
