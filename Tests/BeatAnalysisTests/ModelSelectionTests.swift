@@ -29,15 +29,21 @@ struct ModelSelectionTests {
         return track
     }
 
+    /// Beats from 0.5 s to `end` at 120 BPM ± 3 %, the tempo a sine of `cycle` seconds.
+    static func drifting(until end: Double, cycle: Double) -> [Double] {
+        var beats: [Double] = []
+        var time = 0.5
+        while time < end {
+            beats.append(time)
+            time += 0.5 / (1 + 0.03 * sin(2 * Double.pi * time / cycle))
+        }
+        return beats
+    }
+
     @Test("a groove that drifts ±3 % (no click track) is followed beat by beat, every beat within 20 ms")
     func drift() throws {
         // Tempo 120 BPM ± 3 % over a 20-second cycle.
-        var beats: [Double] = []
-        var t = 0.5
-        while t < 70 {
-            beats.append(t)
-            t += 0.5 / (1 + 0.03 * sin(2 * Double.pi * t / 20))
-        }
+        let beats = Self.drifting(until: 70, cycle: 20)
         let (result, folder) = try GridFitTests.analyse(Self.groove(beats))
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(result.fit.method == .follow)
@@ -267,12 +273,7 @@ struct ModelSelectionTests {
         #expect(!GridModelSelector.holdsApart(Self.detour(before: 40, detour: 45, after: 40), pieces: two, run: 32))
         // Tempo drifting ±3 % over 30 s around 120 BPM (the corpus's drifting copies): the grid at its
         // mean tempo holds for a dozen beats at a time at most.
-        var drifting: [Double] = []
-        var time = 0.5
-        while time < 300 {
-            drifting.append(time)
-            time += 0.5 / (1 + 0.03 * sin(2 * Double.pi * time / 30))
-        }
+        let drifting = Self.drifting(until: 300, cycle: 30)
         for phase in stride(from: 0.0, to: 0.5, by: 0.05) {
             let mean = [GridPiece(span: 0...300, grid: GridFitter.Grid(anchor: 0.5 + phase, period: 0.5))]
             #expect(!GridModelSelector.holdsApart(drifting, pieces: mean, run: 32), "phase \(phase)")
@@ -283,12 +284,7 @@ struct ModelSelectionTests {
     func driftsCrestDoesNotHoldApart() throws {
         // Tempo drifting ±3 % about 120 BPM in a cycle of 120 s: it dwells near 123.6 BPM around 30 s,
         // 150 s and 270 s, and is slower everywhere else.
-        var drifting: [Double] = []
-        var time = 0.5
-        while time < 300 {
-            drifting.append(time)
-            time += 0.5 / (1 + 0.03 * sin(2 * Double.pi * time / 120))
-        }
+        let drifting = Self.drifting(until: 300, cycle: 120)
         // The grid through the beats nearest the first two crests, at the crest's tempo (the whole beats
         // the drift loses between them rounded off).
         let first = try #require(drifting.min { abs($0 - 30) < abs($1 - 30) })
