@@ -31,13 +31,15 @@ extension GridFitter {
             let (before, middle, after) = (pieces[index - 1], pieces[index], pieces[index + 1])
             let slower = max(before.grid.period, after.grid.period)
             let faster = min(before.grid.period, after.grid.period)
-            guard
+            // The cheap tests first: the best change is only looked for where one of them holds.
+            let feel = Self.isAFeel(middle.grid, between: before.grid, and: after.grid)
+            let between = middle.grid.period > faster && middle.grid.period < slower
+            guard feel || between,
                 let across = Self.bestChange(from: before.grid, to: after.grid, over: middle.span, novelty: novelty),
-                Self.isAFeel(middle.grid, between: before.grid, and: after.grid)
-                    || (middle.grid.period > faster && middle.grid.period < slower
-                        && across.score
-                            >= Self.carried(
-                                middle.grid, over: middle.span, base: novelty.mean(in: middle.span), novelty: novelty))
+                feel
+                    || across.score
+                        >= Self.carried(
+                            middle.grid, over: middle.span, base: novelty.mean(in: middle.span), novelty: novelty)
             else {
                 index += 1
                 continue
