@@ -57,6 +57,24 @@ struct PieceLevelTests {
         #expect(pieces[1] == Self.tracked[1])
     }
 
+    @Test("a piece at two thirds of its tempo moves to it, on its beats")
+    func pieceAtTwoThirds() throws {
+        let (novelty, matcher) = Self.medley()
+        // The first song (150 BPM) tracked at 100 BPM, the second song's tempo: every other point falls
+        // between its beats, and a point every two thirds of a beat is on each of them.
+        let tracked = [GridPiece(span: 1...40.6, grid: GridFitter.Grid(anchor: 1, period: 0.6)), Self.tracked[1]]
+        let model = GridFitter().levelPerPiece(.grid(tracked), novelty: novelty, matcher: matcher, lowBand: nil)
+        guard case .grid(let pieces) = model else {
+            Issue.record("expected a grid model, got \(model)")
+            return
+        }
+        try #require(pieces.count == 2)
+        #expect(abs(pieces[0].grid.period - 0.4) < 0.002)
+        let offset = (pieces[0].grid.anchor - 1).truncatingRemainder(dividingBy: 0.4)
+        #expect(min(abs(offset), 0.4 - abs(offset)) < 0.005)
+        #expect(pieces[1] == Self.tracked[1])
+    }
+
     @Test("a model of one grid is left to the song's own level rules")
     func oneGridUnchanged() {
         let (novelty, matcher) = Self.medley()

@@ -10,14 +10,16 @@ import Foundation
 // the model has several pieces (a real tempo change, by the penalised criterion), a new piece of
 // music often starts; so each piece is read as a song is, by the octave rules along its own beats.
 extension GridFitter {
-    /// `model` with each piece of a grid with tempo changes moved to the octave the level rules read
-    /// along its own beats (``levelChange(_:novelty:lowBand:)``: twice or half its tempo, within the
+    /// `model` with each piece of a grid with tempo changes moved to the level the rules read along
+    /// its own beats (``levelChange(_:novelty:lowBand:)``: twice, half or 3⁄2 its tempo, within the
     /// tempo limits), on the phase whose points stand out most and refined against the onsets; pieces
     /// the rules keep, one-grid models, ramps and followed beats are returned as they are.
     ///
-    /// Only the octaves move a piece: the rules' 3⁄2 reading, measured the same way on the train
-    /// splits (session 42), put the right level on a stepped copy's pieces but half a beat out, and is
-    /// left to the song as a whole.
+    /// The rules' 3⁄2 reading moves a piece too since session 60: a medley from 90 to 150 BPM was
+    /// mapped 90 → 100, its second song at ⅔ of its tempo, and comes out right with it. Session 42
+    /// had left 3⁄2 to the song as a whole, as it put a stepped LMMS copy's first piece at the right
+    /// tempo but half a beat out; that copy's off-beats carry its broadband onsets, and its map is
+    /// wrong either way (docs/analyze-log.md, session 60).
     func levelPerPiece(
         _ model: GridModel, novelty: Novelty, matcher: PeakMatcher, lowBand: Novelty?
     ) -> GridModel {
@@ -26,8 +28,7 @@ extension GridFitter {
             pieces.map { piece in
                 guard
                     let change = levelChange(
-                        BeatSequence(piece.grid, in: piece.span), novelty: novelty, lowBand: lowBand),
-                    change.factor == 2 || change.factor == 0.5
+                        BeatSequence(piece.grid, in: piece.span), novelty: novelty, lowBand: lowBand)
                 else { return piece }
                 let moved = novelty.levelGrid(piece.grid, tempoFactor: change.factor, in: piece.span).grid
                 return GridPiece(
