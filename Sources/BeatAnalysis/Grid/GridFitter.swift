@@ -97,7 +97,9 @@ public struct GridFitter: Sendable {
         guard let global = fitSegment(novelty: novelty, matcher: matcher, span: span, lowBand: lowBand) else {
             throw .noPeriodicity
         }
-        let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration) }
+        // A recording that ends in its own noise sounds only until the music stops.
+        let noise = levels.flatMap { NoiseFloor(levels: $0, hopDuration: envelope.hopDuration) }
+        let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration, noise: noise) }
         let context = TrackingContext(
             novelty: novelty, peaks: peaks, matcher: matcher, span: span, lowBand: lowBand,
             setAside: global.setAside, change: change)

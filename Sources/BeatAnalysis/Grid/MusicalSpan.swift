@@ -21,15 +21,21 @@ extension GridFitter {
         return first...last
     }
 
+    /// The fraction of the loud level's mean square under which the audio is silent: 30 dB down.
+    static let soundingFraction: Float = 0.001
+
     /// Where the audio sounds: from the first to the last hop within 30 dB of its loud level (the 95th
-    /// percentile of the hops' mean squares); `nil` when it never does.
-    func soundingSpan(_ levels: [Float], hopDuration: Double) -> ClosedRange<Double>? {
+    /// percentile of the hops' mean squares), and where the recording ends in its own noise
+    /// (`noise`), not after the music (``NoiseFloor/clipped(_:)``). `nil` when it never does.
+    func soundingSpan(_ levels: [Float], hopDuration: Double, noise: NoiseFloor? = nil) -> ClosedRange<Double>? {
         guard !levels.isEmpty else { return nil }
         guard let loud = RankSelection.value(atFraction: 0.95, of: levels), loud > 0 else { return nil }
-        let threshold = loud * 0.001
+        let threshold = loud * Self.soundingFraction
         guard let first = levels.firstIndex(where: { $0 >= threshold }),
             let last = levels.lastIndex(where: { $0 >= threshold })
         else { return nil }
-        return (Double(first) * hopDuration)...(Double(last + 1) * hopDuration)
+        let span = (Double(first) * hopDuration)...(Double(last + 1) * hopDuration)
+        guard let noise else { return span }
+        return noise.clipped(span)
     }
 }
