@@ -22,6 +22,7 @@ struct NoiseFloorTests {
     func noiseAfterTheMusic() throws {
         let levels = Self.levels(head: 3, music: 20, tail: 5)
         let floor = try #require(NoiseFloor(levels: levels, hopDuration: Self.hop))
+        #expect(floor.level == 2e-5)
         // The windows step by half a second: the first one all in the noise starts as the music ends.
         #expect(floor.tail.lowerBound >= 23.0 && floor.tail.lowerBound <= 23.5)
         #expect(abs(floor.tail.upperBound - 28) < 1e-9)

@@ -8,7 +8,7 @@ import Foundation
 // a song that steps from 120 to 160 BPM; but a medley that goes from a song at 150 BPM to one at 100
 // got its first song at 75, half its tempo, which lies within reach of 100 where 150 does not. Where
 // the model has several pieces (a real tempo change, by the penalised criterion), a new piece of
-// music often starts; so each piece is read as a song is, by the octave rules along its own beats.
+// music often starts; so each piece is read as a song is, by the level rules along its own beats.
 extension GridFitter {
     /// `model` with each piece of a grid with tempo changes moved to the level the rules read along
     /// its own beats (``levelChange(_:novelty:lowBand:)``: twice, half or 3⁄2 its tempo, within the
