@@ -98,8 +98,7 @@ public struct GridFitter: Sendable {
             throw .noPeriodicity
         }
         // A recording that ends in its own noise sounds only until the music stops.
-        let noise = levels.flatMap { NoiseFloor(levels: $0, hopDuration: envelope.hopDuration) }
-        let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration, noise: noise) }
+        let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration, readingNoise: true) }
         let context = TrackingContext(
             novelty: novelty, peaks: peaks, matcher: matcher, span: span, lowBand: lowBand,
             setAside: global.setAside, change: change)

@@ -25,9 +25,10 @@ extension GridFitter {
     static let soundingFraction: Float = 0.001
 
     /// Where the audio sounds: from the first to the last hop within 30 dB of its loud level (the 95th
-    /// percentile of the hops' mean squares), and where the recording ends in its own noise
-    /// (`noise`), not after the music (``NoiseFloor/clipped(_:)``). `nil` when it never does.
-    func soundingSpan(_ levels: [Float], hopDuration: Double, noise: NoiseFloor? = nil) -> ClosedRange<Double>? {
+    /// percentile of the hops' mean squares), and with `readingNoise`, where the recording ends in its
+    /// own noise (``NoiseFloor``), not after the music (``NoiseFloor/clipped(_:)``). `nil` when it
+    /// never does.
+    func soundingSpan(_ levels: [Float], hopDuration: Double, readingNoise: Bool = false) -> ClosedRange<Double>? {
         guard !levels.isEmpty else { return nil }
         guard let loud = RankSelection.value(atFraction: 0.95, of: levels), loud > 0 else { return nil }
         let threshold = loud * Self.soundingFraction
@@ -35,7 +36,9 @@ extension GridFitter {
             let last = levels.lastIndex(where: { $0 >= threshold })
         else { return nil }
         let span = (Double(first) * hopDuration)...(Double(last + 1) * hopDuration)
-        guard let noise else { return span }
+        guard readingNoise, let noise = NoiseFloor(levels: levels, hopDuration: hopDuration, loud: loud) else {
+            return span
+        }
         return noise.clipped(span)
     }
 }

@@ -32,12 +32,14 @@ struct NoiseFloor: Sendable, Equatable {
 
     /// The floor of `levels` (mean square per hop of `hopDuration` seconds) and the noise after the
     /// music, or `nil` where the quietest second lies ``deepest`` or further under the loud level
-    /// (the 95th percentile of the hops: the audio falls silent there, as a render does), where the
-    /// file does not end in ``shortestQuiet`` or more at the floor, or where it is nothing but the floor.
-    init?(levels: [Float], hopDuration: Double) {
+    /// (the 95th percentile of the hops, `loud` where the caller has it: the audio falls silent there,
+    /// as a render does), where the file does not end in ``shortestQuiet`` or more at the floor, or
+    /// where it is nothing but the floor.
+    init?(levels: [Float], hopDuration: Double, loud: Float? = nil) {
         guard hopDuration > 0 else { return nil }
         let hops = max(2, Int((Self.window / hopDuration).rounded()))
-        guard levels.count >= 2 * hops, let loud = RankSelection.value(atFraction: 0.95, of: levels), loud > 0
+        guard levels.count >= 2 * hops, let loud = loud ?? RankSelection.value(atFraction: 0.95, of: levels),
+            loud > 0
         else { return nil }
         let step = hops / 2
         var medians: [(start: Int, level: Float)] = []
