@@ -23,7 +23,7 @@ struct Beatmap: AsyncParsableCommand {
         version: BeatMapKitInfo.version,
         subcommands: [
             Analyze.self, Validate.self, Rules.self, Info.self, Export.self, Import.self, Plot.self, Render.self,
-            Preview.self, Edit.self, Studio.self, Evaluate.self, Format.self, BarFeaturesCommand.self, DrumFramesCommand.self,
+            Preview.self, Edit.self, Studio.self, Evaluate.self, Format.self, BarFeaturesCommand.self,
         ]
     )
 

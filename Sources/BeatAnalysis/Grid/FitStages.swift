@@ -28,58 +28,33 @@ extension GridFitter {
     /// gave is one grid.
     func chosenModel(
         from global: Grid, score: Double, _ context: TrackingContext, envelope: OnsetEnvelope, lowLevels: [Float]?,
-        bandLevels: [UInt8]?, drums: SharedDrumFrames? = nil
+        bandLevels: [UInt8]?
     ) throws(GridFitError) -> ModelChoice {
         if options.forcedBPM != nil { return ModelChoice(model: .grid([]), tracked: [], salience: score) }
         let (novelty, peaks, matcher, span, lowBand) = (
             context.novelty, context.peaks, context.matcher, context.span, context.lowBand
         )
-        func selection(_ context: TrackingContext) throws(GridFitError) -> TrackedSelection {
-            var selected = try trackAndSelect(from: global.period, context)
-            // Where the tempo moves, the whole-song estimate (`global`) was made on onsets smeared by the
-            // movement (an 8 % ramp blurs a two-beat lag twice as much as a one-beat lag), so it can
-            // pick another level than the same music played steadily would get. Read in beat time
-            // (the onsets laid out along the tracked beats, as if played to a click), it is not
-            // smeared; a different level there is tracked anew, and the two readings' beats compete:
-            // those that stand out more (``trackedScore(_:novelty:span:)``) are kept. The beat-time
-            // song is played at the tempo the whole-song estimate heard when the tracker is at its
-            // level, so a song whose tempo moves a little is read as its steady original would be.
-            if selected.model.varies,
-                let factor = beatTimeLevel(
-                    selected.tracked, envelope: envelope, lowLevels: lowLevels, heardPeriod: global.period),
-                let again = try? trackAndSelect(
-                    from: BeatSequence(beats: selected.tracked).medianInterval / factor, context),
-                again.salience > selected.salience
-            {
-                selected = again
-            }
-            // A tempo change beyond the tracker's reach: tracked again with its range centred there.
-            if options.mode != .constant, let across = acrossTempoRegions(selected, from: global.period, context) {
-                selected = across
-            }
-            return selected
+        var selected = try trackAndSelect(from: global.period, context)
+        // Where the tempo moves, the whole-song estimate (`global`) was made on onsets smeared by the
+        // movement (an 8 % ramp blurs a two-beat lag twice as much as a one-beat lag), so it can
+        // pick another level than the same music played steadily would get. Read in beat time
+        // (the onsets laid out along the tracked beats, as if played to a click), it is not
+        // smeared; a different level there is tracked anew, and the two readings' beats compete:
+        // those that stand out more (``trackedScore(_:novelty:span:)``) are kept. The beat-time
+        // song is played at the tempo the whole-song estimate heard when the tracker is at its
+        // level, so a song whose tempo moves a little is read as its steady original would be.
+        if selected.model.varies,
+            let factor = beatTimeLevel(
+                selected.tracked, envelope: envelope, lowLevels: lowLevels, heardPeriod: global.period),
+            let again = try? trackAndSelect(
+                from: BeatSequence(beats: selected.tracked).medianInterval / factor, context),
+            again.salience > selected.salience
+        {
+            selected = again
         }
-        var selected = try selection(context)
-        // Followed beats (a tempo that moves, where no grid holds the phase through a quiet or a dense
-        // stretch) are tracked again with the learned drum detector's evidence beside the onsets'.
-        if case .follow = selected.model, let drums {
-            let values = drums.reading { frames in (0..<frames.count).map { frames.drums(at: $0) } }
-            if !values.isEmpty {
-                var withDrums = context
-                withDrums.drums = values
-                if let again = try? selection(withDrums), again.model.follows {
-                    let merged = Self.parted(selected.tracked, withDrums: again.tracked)
-                    if merged != selected.tracked {
-                        let period = BeatSequence(beats: merged).medianInterval
-                        let model = selectModel(merged, period: period, withDrums)
-                        if model.follows {
-                            selected = TrackedSelection(
-                                tracked: merged, salience: trackedScore(merged, novelty: novelty, span: span),
-                                model: model, regions: again.regions, weakBeat: again.weakBeat)
-                        }
-                    }
-                }
-            }
+        // A tempo change beyond the tracker's reach: tracked again with its range centred there.
+        if options.mode != .constant, let across = acrossTempoRegions(selected, from: global.period, context) {
+            selected = across
         }
         var (model, tracked) = (selected.model, selected.tracked)
         if case .follow = model, tracked.count < 4 { model = .grid([]) }
@@ -122,66 +97,6 @@ extension GridFitter {
         // passing through a step, not music.
         model = withoutTransitionPieces(model, novelty: novelty)
         return ModelChoice(model: model, tracked: tracked, salience: selected.salience, weakBeat: selected.weakBeat)
-    }
-
-    /// The fewest beats in a row the tracking with the drums must part from the onsets' own for the
-    /// drums to decide there: two bars of 4/4.
-    static let partedRun = 8
-
-    /// `onsets` (the beats tracked on the onsets alone) with each run of at least ``partedRun`` beats
-    /// of `drums` (tracked with the drums' evidence too) that lie more than a quarter of a beat from
-    /// every beat of `onsets` put in their place: the drums decide where the two trackings part (a
-    /// phase or a level of their own), and nowhere else.
-    static func parted(_ onsets: [Double], withDrums drums: [Double]) -> [Double] {
-        guard !onsets.isEmpty, !drums.isEmpty else { return onsets }
-        let interval = BeatSequence(beats: drums).medianInterval
-        let reach = 0.25 * interval
-        func near(_ time: Double) -> Bool {
-            var low = 0
-            var high = onsets.count
-            while low < high {
-                let middle = (low + high) / 2
-                if onsets[middle] < time { low = middle + 1 } else { high = middle }
-            }
-            return (low < onsets.count && onsets[low] - time <= reach)
-                || (low > 0 && time - onsets[low - 1] <= reach)
-        }
-        let apart = drums.map { !near($0) }
-        var runs: [ClosedRange<Int>] = []
-        var start = 0
-        while start < drums.count {
-            guard apart[start] else {
-                start += 1
-                continue
-            }
-            var end = start
-            while end + 1 < drums.count, apart[end + 1] { end += 1 }
-            if end - start + 1 >= partedRun { runs.append(start...end) }
-            start = end + 1
-        }
-        guard !runs.isEmpty else { return onsets }
-        // Each run replaces the onsets' beats over its span; where a run meets the onsets' beats,
-        // two beats closer than ``seamFraction`` of a beat keep the run's, and a gap of over a beat
-        // and a half gets a beat in its middle.
-        var marked = onsets.filter { beat in
-            !runs.contains { (drums[$0.lowerBound] - 0.5 * interval)...(drums[$0.upperBound] + 0.5 * interval) ~= beat }
-        }.map { (time: $0, fromDrums: false) }
-        for run in runs { marked += drums[run].map { (time: $0, fromDrums: true) } }
-        marked.sort { $0.time < $1.time }
-        var result: [(time: Double, fromDrums: Bool)] = []
-        for beat in marked {
-            if let last = result.last {
-                if beat.time - last.time < seamFraction * interval {
-                    if beat.fromDrums, !last.fromDrums { result[result.count - 1] = beat }
-                    continue
-                }
-                if beat.time - last.time > 1.5 * interval {
-                    result.append((time: (last.time + beat.time) / 2, fromDrums: false))
-                }
-            }
-            result.append(beat)
-        }
-        return result.map(\.time)
     }
 
     /// The beats of `choice`'s model over the music (step 7), with the score and metric alternatives the

@@ -104,7 +104,7 @@ public struct GridFitter: Sendable {
             setAside: global.setAside, change: change)
         let choice = try chosenModel(
             from: global.grid, score: global.score, context, envelope: envelope, lowLevels: lowLevels,
-            bandLevels: bandLevels, drums: sharedDrums)
+            bandLevels: bandLevels)
 
         // The model laid over the music (step 7), the beats put on their transients and, where the
         // drums sit clearly between them, moved onto the drums (step 8).
@@ -162,7 +162,7 @@ public struct GridFitter: Sendable {
     /// is centred on the region's own tempo instead (``allowedIntervals(at:period:range:regions:)``).
     func trackBeats(
         novelty: Novelty, peaks: [OnsetPeak], period: Double, span: ClosedRange<Double>, range: Double = trackerRange,
-        regions: [TempoRegion] = [], drums: [Float]? = nil
+        regions: [TempoRegion] = []
     ) -> [Double] {
         let envelope = novelty.envelope
         // The activation: novelty over the strong onsets' level, clipped to 0…1.
@@ -196,13 +196,7 @@ public struct GridFitter: Sendable {
             let frames = BeatTracker().track(
                 activation: values[lower..<upper].map { min(1, $0 / level) }, frameDuration: hop,
                 shortest: shortest,
-                longest: longest, preferred: period, allowed: allowed,
-                evidence: drums.map { drums in
-                    (lower..<upper).map { frame in
-                        guard frame < drums.count else { return 0 }
-                        return TrackerDrumEvidence.logRatio(onset: min(1, values[frame] / level), drums: drums[frame])
-                    }
-                })
+                longest: longest, preferred: period, allowed: allowed)
             for frame in frames {
                 let position = Double(lower) + frame
                 guard position >= Double(start) || start == 0, position < keepUpper else { continue }

@@ -17,9 +17,6 @@ extension GridFitter {
         /// How much the audio changes for its loudness over `span`: its mean onset novelty per unit of
         /// its RMS level (of the mono signal at the analysis rate), when the level is known.
         var change: Double?
-        /// The learned detector's kick plus snare per hop of the onset envelope (its first minutes),
-        /// mixed into the tracker's observation where set.
-        var drums: [Float]? = nil
     }
 
     /// Tracked beats with their model.
@@ -48,7 +45,7 @@ extension GridFitter {
         )
         var period = start
         var regions = regions
-        var tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span, regions: regions, drums: context.drums)
+        var tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span, regions: regions)
         // The metric level, read along the tracked beats; a new level is tracked anew.
         var visited = [period]
         for _ in 0..<3 {
@@ -59,7 +56,7 @@ extension GridFitter {
             visited.append(next)
             regions = regions.map { TempoRegion(span: $0.span, period: $0.period * next / period) }
             period = next
-            tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span, regions: regions, drums: context.drums)
+            tracked = trackBeats(novelty: novelty, peaks: peaks, period: period, span: span, regions: regions)
         }
         // A tracker drawn 4⁄3 or ¾ from the level chosen (a dotted figure, just past its reach) is
         // held at that level, where its beats stand out more.
@@ -80,7 +77,7 @@ extension GridFitter {
         // than its beats).
         if salience < Self.minimumSalience, let setAside = context.setAside {
             let level = refine(setAside, over: span, matcher: matcher, fixedPeriod: false).period
-            let other = trackBeats(novelty: novelty, peaks: peaks, period: level, span: span, drums: context.drums)
+            let other = trackBeats(novelty: novelty, peaks: peaks, period: level, span: span)
             let otherSalience = trackedScore(other, novelty: novelty, span: span)
             if otherSalience > salience { (tracked, salience, period) = (other, otherSalience, level) }
         }
@@ -248,14 +245,6 @@ extension GridModel {
         switch self {
         case .follow, .ramp: return true
         case .grid(let pieces): return pieces.count > 1
-        }
-    }
-
-    /// Whether the model follows the tempo beat by beat or as a ramp, rather than laying grids.
-    var follows: Bool {
-        switch self {
-        case .follow, .ramp: return true
-        case .grid: return false
         }
     }
 }

@@ -35,7 +35,7 @@ struct BeatTracker {
     /// (fractional: the centre of the beat states, refined to the activation's peak nearby).
     func track(
         activation: [Float], frameDuration: Double, shortest: Double, longest: Double, preferred: Double?,
-        allowed: ((Int) -> ClosedRange<Double>)? = nil, evidence: [Double]? = nil
+        allowed: ((Int) -> ClosedRange<Double>)? = nil
     )
         -> [Double]
     {
@@ -67,8 +67,7 @@ struct BeatTracker {
         let lambda = observationLambda
         func bonus(_ frame: Int) -> Double {
             let o = min(0.999, max(0.001, Double(activation[frame])))
-            let other = evidence.map { frame < $0.count ? $0[frame] : 0 } ?? 0
-            return log(o) - log((1 - o) / (lambda - 1)) + other
+            return log(o) - log((1 - o) / (lambda - 1))
         }
         let widths = intervals.map { max(1, Int((Double($0) * beatShare).rounded())) }
 
