@@ -436,6 +436,14 @@ def map_times(frame_keys, times, rate=RATE):
     return out
 
 
+def warp_file(src_wav, dst_wav, frame_keys, total_frames):
+    """rubberband (below) into a temporary name beside `dst_wav`, renamed onto it when complete, so
+    that an interrupted run leaves no half-written copy."""
+    partial = dst_wav + ".part.wav"
+    rubberband(src_wav, partial, frame_keys, total_frames)
+    os.replace(partial, dst_wav)
+
+
 def rubberband(src_wav, dst_wav, frame_keys, total_frames, rate=RATE):
     """Warps src_wav through the key frames with rubberband's R3 engine and its short window (-3
     --window-short, offline): its onsets land within about 2 ms of the mapped times, where the R2

@@ -82,9 +82,7 @@ def main():
 
     def run(job):
         stem, source, wav, keys, total = job
-        partial = wav + ".part.wav"
-        cl.rubberband(source, partial, keys, total)
-        os.replace(partial, wav)
+        cl.warp_file(source, wav, keys, total)
         return stem
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:

@@ -108,9 +108,7 @@ def main(argv):
 
     def run(job):
         stem, wav, src_wav, keys, total = job
-        tmp = wav + ".part.wav"
-        cl.rubberband(src_wav, tmp, keys, total)
-        os.replace(tmp, wav)
+        cl.warp_file(src_wav, wav, keys, total)
         return stem
 
     done = 0
