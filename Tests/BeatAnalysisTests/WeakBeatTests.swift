@@ -121,3 +121,77 @@ struct WeakBeatWarningTests {
         #expect(fit.isLowConfidence)
     }
 }
+
+/// A tempo that drifts has no one lag at which its onsets repeat through the song, but each tracked
+/// interval is its own (``GridFitter/beatRepeats(along:_:)``, ``Novelty/periodicity(along:in:)``): music
+/// whose beats barely stand out and whose tempo drifts (a performance without a click) is still
+/// music, where onsets at random times are not, even with beats put on their strongest onsets.
+@Suite("A weak beat whose tempo drifts")
+struct DriftingWeakBeatTests {
+    /// `WeakBeatTests.densePattern`'s eight hits a beat and random novelty, on beats around 120 BPM
+    /// whose tempo drifts ±3 % over 30 s (the corpus's drift warp), the hits laid at the same
+    /// fractions of each beat's own interval.
+    static func driftingPattern(seconds: Double) -> (novelty: Novelty, beats: [Double]) {
+        var numbers = SeededRandom(seed: 0x9E37_79B9_7F4A_7C15)
+        let hop = 0.01
+        let hits = [0, 5, 13, 21, 24, 33, 38, 46].map { Double($0) / 50 }
+        var values = [Float](repeating: 0, count: Int((seconds / hop).rounded()))
+        var beats: [Double] = []
+        var time = 1.0
+        while time < seconds - 1 {
+            beats.append(time)
+            time += 0.5 / (1 + 0.03 * sin(2 * Double.pi * time / 30))
+        }
+        for (beat, next) in zip(beats, beats.dropFirst()) {
+            for hit in hits {
+                let index = Int(((beat + hit * (next - beat)) / hop).rounded())
+                guard index >= 1, index + 1 < values.count else { continue }
+                values[index] += 1
+                values[index - 1] += 0.5
+                values[index + 1] += 0.5
+            }
+        }
+        for index in values.indices { values[index] += Float(1.5 * Double.random(in: 0..<1, using: &numbers)) }
+        return (Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0)), beats)
+    }
+
+    @Test("a dense pattern whose tempo drifts repeats beat by beat, where one lag over the song misses it")
+    func driftRepeatsBeatByBeat() throws {
+        let (novelty, beats) = Self.driftingPattern(seconds: 60)
+        let context = SteadyGridTests.context(novelty, seconds: 60)
+        let fitter = GridFitter()
+        let salience = fitter.trackedScore(beats, novelty: novelty, span: context.span)
+        try #require(salience < GridFitter.minimumSalience, "the beats stand out \(salience)×")
+        try #require(fitter.beatRepeats(period: 0.5, context) == nil, "one lag over the song already finds it")
+        let along = novelty.periodicity(along: beats, in: context.span)
+        #expect(along > 0.3, "periodicity beat by beat \(along)")
+        #expect(fitter.beatRepeats(along: beats, context) == along)
+    }
+
+    @Test("onsets at random times do not repeat beat by beat, even with beats on their strongest onsets")
+    func randomOnsetsDoNotRepeatAlongBeats() {
+        var numbers = SeededRandom(seed: 0x2545_F491_4F6C_DD1D)
+        let onsets = (0..<960).map { _ in
+            (time: 0.5 + Double.random(in: 0..<59, using: &numbers), height: Float.random(in: 0.2..<1, using: &numbers))
+        }
+        let novelty = OnsetCurves.peaks(onsets, seconds: 60)
+        let context = SteadyGridTests.context(novelty, seconds: 60)
+        // A tracker's beats: about every half second, each on the strongest onset within 0.1 s.
+        let beats = stride(from: 1.0, to: 59, by: 0.5).map { nominal in
+            onsets.filter { abs($0.time - nominal) <= 0.1 }.max { $0.height < $1.height }?.time ?? nominal
+        }
+        let along = novelty.periodicity(along: beats, in: context.span)
+        #expect(along < 0.1, "periodicity beat by beat \(along)")
+        #expect(GridFitter().beatRepeats(along: beats, context) == nil)
+    }
+
+    @Test("a steady sound is not asked beat by beat either")
+    func steadySoundNotAsked() {
+        let (novelty, beats) = Self.driftingPattern(seconds: 60)
+        var context = SteadyGridTests.context(novelty, seconds: 60)
+        context.change = 20
+        #expect(GridFitter().beatRepeats(along: beats, context) != nil)
+        context.change = 4
+        #expect(GridFitter().beatRepeats(along: beats, context) == nil)
+    }
+}

@@ -72,6 +72,36 @@ struct Novelty {
         return best
     }
 
+    /// How much the onsets between `beats` repeat one beat later, beat by beat: the correlation of
+    /// the novelty at each frame with the novelty one tracked interval later (the interval between
+    /// the two beats around the frame), over the frames of `range` that lie more than an eighth of
+    /// that interval from either beat. A tempo that drifts has no one lag that holds through the
+    /// song (``periodicity(period:in:)``), but each tracked interval is its own. The beats' own frames
+    /// are left out because a tracker puts its beats on onsets: there, even noise would repeat.
+    func periodicity(along beats: [Double], in range: ClosedRange<Double>) -> Double {
+        let indices = indices(in: range)
+        guard hop > 0, beats.count >= 3, !indices.isEmpty else { return 0 }
+        let values = envelope.values
+        let mean = self.mean(in: range)
+        func index(_ time: Double) -> Int { Int(((time - envelope.startTime) / hop).rounded()) }
+        var sum = 0.0
+        var energy = 0.0
+        for beat in 0..<(beats.count - 2) {
+            let (start, end) = (index(beats[beat]), index(beats[beat + 1]))
+            let lag = end - start
+            let guardHops = max(1, lag / 8)
+            guard lag > 2 * guardHops else { continue }
+            for frame in (start + guardHops + 1)..<(end - guardHops) {
+                let later = frame + lag
+                guard indices.contains(frame), indices.contains(later) else { continue }
+                let centred = Double(values[frame]) - mean
+                sum += centred * (Double(values[later]) - mean)
+                energy += centred * centred
+            }
+        }
+        return energy > 0 ? sum / energy : 0
+    }
+
     /// The beat period in `range` from the autocorrelation: the lag (between the tempo limits, widened
     /// by an octave each way) whose multiples correlate best under a prior one octave wide centred on the
     /// limits' geometric mean, refined between hops and over up to eight beats.

@@ -96,7 +96,7 @@ extension GridFitter {
         // warning that the beat is weak.
         var weakBeat: WeakBeat?
         if salience < Self.minimumSalience, tracked.count >= Self.fewestScoredBeats,
-            let periodicity = beatRepeats(period: period, context)
+            let periodicity = beatRepeats(period: period, context) ?? beatRepeats(along: tracked, context)
         {
             weakBeat = WeakBeat(salience: salience, periodicity: periodicity)
         }
@@ -202,6 +202,18 @@ extension GridFitter {
         let beats = (span.upperBound - span.lowerBound) / period
         let periodicity = context.novelty.periodicity(period: period, in: span)
         return periodicity * beats.squareRoot() >= Self.periodicityEvidence ? periodicity : nil
+    }
+
+    /// ``beatRepeats(period:_:)`` read beat by beat along the `tracked` beats
+    /// (``Novelty/periodicity(along:in:)``), for a tempo that drifts: the same evidence asked, over the
+    /// tracked beats in the span; `nil` when it is not reached or the audio is a steady sound.
+    func beatRepeats(along tracked: [Double], _ context: TrackingContext) -> Double? {
+        let span = context.span
+        if let change = context.change, change < Self.steadySound { return nil }
+        let inside = tracked.filter { span.contains($0) }
+        guard inside.count >= Self.fewestScoredBeats else { return nil }
+        let periodicity = context.novelty.periodicity(along: inside, in: span)
+        return periodicity * Double(inside.count).squareRoot() >= Self.periodicityEvidence ? periodicity : nil
     }
 
     /// How many standard errors the onsets' repeating one beat later must reach for beats that stand
