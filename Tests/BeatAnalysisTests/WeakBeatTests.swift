@@ -16,31 +16,47 @@ struct WeakBeatTests {
     /// novelty at random over it all (up to 1.5 a hop): a dense mix whose guitars are as busy between
     /// the beats as its drums are on them.
     static func densePattern(seconds: Double) -> (novelty: Novelty, beats: [Double]) {
+        let beats = stride(from: 1.0, to: seconds - 1, by: 0.5).map { $0 }
+        return (laid(beats.map { (time: $0, interval: 0.5) }, seconds: seconds), beats)
+    }
+
+    /// Onset novelty (hops of 10 ms) over `seconds`: at each beat the eight hits, at the same fractions
+    /// of its `interval` (at 0.5 s: 0, 50, 130, 210, 240, 330, 380 and 460 ms), each 1 at its hop and
+    /// half of it either side, and random novelty over it all (up to 1.5 a hop).
+    static func laid(_ beats: [(time: Double, interval: Double)], seconds: Double) -> Novelty {
         var numbers = SeededRandom(seed: 0x9E37_79B9_7F4A_7C15)
         let hop = 0.01
-        let hits = [0, 5, 13, 21, 24, 33, 38, 46]
+        let hits = [0, 5, 13, 21, 24, 33, 38, 46].map { Double($0) / 50 }
         var values = [Float](repeating: 0, count: Int((seconds / hop).rounded()))
-        let beats = stride(from: 1.0, to: seconds - 1, by: 0.5).map { $0 }
         for beat in beats {
             for hit in hits {
-                let index = Int((beat / hop).rounded()) + hit
-                guard index + 1 < values.count else { continue }
+                let index = Int(((beat.time + hit * beat.interval) / hop).rounded())
+                guard index >= 1, index + 1 < values.count else { continue }
                 values[index] += 1
                 values[index - 1] += 0.5
                 values[index + 1] += 0.5
             }
         }
         for index in values.indices { values[index] += Float(1.5 * Double.random(in: 0..<1, using: &numbers)) }
-        return (Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0)), beats)
+        return Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0))
+    }
+
+    /// `pattern`'s novelty and beats over 60 s with a tracking context, its beats required to stand out
+    /// less than ``GridFitter/minimumSalience`` (the case the weak-beat readings are for).
+    static func weak(_ pattern: (Double) -> (novelty: Novelty, beats: [Double])) throws -> (
+        novelty: Novelty, beats: [Double], context: GridFitter.TrackingContext
+    ) {
+        let (novelty, beats) = pattern(60)
+        let context = SteadyGridTests.context(novelty, seconds: 60)
+        let salience = GridFitter().trackedScore(beats, novelty: novelty, span: context.span)
+        try #require(salience < GridFitter.minimumSalience, "the beats stand out \(salience)×")
+        return (novelty, beats, context)
     }
 
     @Test("a dense pattern that repeats every beat is a beat, though its beats barely stand out")
     func densePatternRepeats() throws {
-        let (novelty, beats) = Self.densePattern(seconds: 60)
-        let context = SteadyGridTests.context(novelty, seconds: 60)
+        let (novelty, _, context) = try Self.weak(Self.densePattern)
         let fitter = GridFitter()
-        let salience = fitter.trackedScore(beats, novelty: novelty, span: context.span)
-        try #require(salience < GridFitter.minimumSalience, "the beats stand out \(salience)×")
         let periodicity = novelty.periodicity(period: 0.5, in: context.span)
         #expect(fitter.beatRepeats(period: 0.5, context) == periodicity, "periodicity \(periodicity)")
     }
@@ -132,36 +148,21 @@ struct DriftingWeakBeatTests {
     /// whose tempo drifts ±3 % over 30 s (the corpus's drift warp), the hits laid at the same
     /// fractions of each beat's own interval.
     static func driftingPattern(seconds: Double) -> (novelty: Novelty, beats: [Double]) {
-        var numbers = SeededRandom(seed: 0x9E37_79B9_7F4A_7C15)
-        let hop = 0.01
-        let hits = [0, 5, 13, 21, 24, 33, 38, 46].map { Double($0) / 50 }
-        var values = [Float](repeating: 0, count: Int((seconds / hop).rounded()))
         var beats: [Double] = []
         var time = 1.0
         while time < seconds - 1 {
             beats.append(time)
             time += 0.5 / (1 + 0.03 * sin(2 * Double.pi * time / 30))
         }
-        for (beat, next) in zip(beats, beats.dropFirst()) {
-            for hit in hits {
-                let index = Int(((beat + hit * (next - beat)) / hop).rounded())
-                guard index >= 1, index + 1 < values.count else { continue }
-                values[index] += 1
-                values[index - 1] += 0.5
-                values[index + 1] += 0.5
-            }
-        }
-        for index in values.indices { values[index] += Float(1.5 * Double.random(in: 0..<1, using: &numbers)) }
-        return (Novelty(envelope: OnsetEnvelope(values: values, hopDuration: hop, startTime: 0)), beats)
+        let intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }
+        let laid = zip(beats, intervals + [intervals.last ?? 0.5]).map { (time: $0, interval: $1) }
+        return (WeakBeatTests.laid(laid, seconds: seconds), beats)
     }
 
     @Test("a dense pattern whose tempo drifts repeats beat by beat, where one lag over the song misses it")
     func driftRepeatsBeatByBeat() throws {
-        let (novelty, beats) = Self.driftingPattern(seconds: 60)
-        let context = SteadyGridTests.context(novelty, seconds: 60)
+        let (novelty, beats, context) = try WeakBeatTests.weak(Self.driftingPattern)
         let fitter = GridFitter()
-        let salience = fitter.trackedScore(beats, novelty: novelty, span: context.span)
-        try #require(salience < GridFitter.minimumSalience, "the beats stand out \(salience)×")
         try #require(fitter.beatRepeats(period: 0.5, context) == nil, "one lag over the song already finds it")
         let along = novelty.periodicity(along: beats, in: context.span)
         #expect(along > 0.3, "periodicity beat by beat \(along)")
