@@ -78,8 +78,9 @@ public struct WeakBeat: Sendable, Equatable {
     /// How clearly the tracked beats stand out: their mean onset novelty, each placed by its neighbours,
     /// over the music's mean (music usually 3.5 or more; noise about 1).
     public var salience: Double
-    /// How much the onset novelty repeats one beat later: its autocorrelation at the beat (0…1; onsets
-    /// at random times about 0).
+    /// How much the onset novelty repeats one beat later: its autocorrelation at the beat, or, where
+    /// one lag does not hold through the song (a drifting tempo), the same read beat by beat along the
+    /// tracked beats (0…1; onsets at random times about 0).
     public var periodicity: Double
 
     /// A weak beat with its two readings.
