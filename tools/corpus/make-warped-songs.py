@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import sys
+import wave
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -62,8 +63,18 @@ def main():
     work = []
     for song in train_songs(args.folder):
         source = os.path.join(args.folder, song["path"])
+        try:
+            with wave.open(source) as audio:
+                rate = audio.getframerate()
+        except (OSError, EOFError, wave.Error) as error:
+            raise SystemExit(f"make-warped-songs: {source}: not a readable WAV file ({error or 'no RIFF/WAVE header'})")
+        if rate != cl.RATE:
+            raise SystemExit(f"make-warped-songs: {source}: {rate} Hz; the warps' key frames are counted at {cl.RATE} Hz")
         duration = cl.wav_duration(source)
-        beats = cl.read_times(os.path.join(args.folder, song["beats"]))
+        try:
+            beats = cl.read_times(os.path.join(args.folder, song["beats"]))
+        except (OSError, ValueError) as error:
+            raise SystemExit(f"make-warped-songs: {song['beats']}: not a readable list of beat times ({error})")
         for kind in cl.WARPS:
             step_at = min(beats, key=lambda b: abs(b - duration / 2)) if kind == "step" and beats else None
             keys = cl.keyframes_to_frames(cl.warp_keyframes(kind, duration, step_at))
