@@ -67,7 +67,7 @@ def main():
             with wave.open(source) as audio:
                 rate = audio.getframerate()
         except (OSError, EOFError, wave.Error) as error:
-            raise SystemExit(f"make-warped-songs: {source}: not a readable WAV file ({error or 'no RIFF/WAVE header'})")
+            raise SystemExit(f"make-warped-songs: {source}: not a readable WAV file ({str(error) or 'no RIFF/WAVE header'})")
         if rate != cl.RATE:
             raise SystemExit(f"make-warped-songs: {source}: {rate} Hz; the warps' key frames are counted at {cl.RATE} Hz")
         duration = cl.wav_duration(source)
