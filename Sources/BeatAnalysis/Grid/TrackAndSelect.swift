@@ -92,8 +92,9 @@ extension GridFitter {
         }
         // Music as busy between its beats as on them (a dense metal mix, a pattern of even hits) can
         // have beats that stand out less and still a beat: its onsets repeat one beat later far beyond
-        // chance, where noise, speech and applause do not repeat at all. Its map is written with a
-        // warning that the beat is weak.
+        // chance, where noise, speech and applause do not repeat at all (read at one lag over the song,
+        // or, where a drifting tempo smears that lag, beat by beat along the tracked beats). Its map
+        // is written with a warning that the beat is weak.
         var weakBeat: WeakBeat?
         if salience < Self.minimumSalience, tracked.count >= Self.fewestScoredBeats,
             let periodicity = beatRepeats(period: period, context) ?? beatRepeats(along: tracked, context)
