@@ -19,13 +19,10 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CORPUS = os.path.join(ROOT, "corpus")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpuslib as cl  # noqa: E402
 
-
-def seconds(path):
-    result = subprocess.run(["soxi", "-D", path], capture_output=True, text=True, check=True)
-    return float(result.stdout)
+CORPUS = cl.CORPUS
 
 
 def channels_and_rate(path):
@@ -45,7 +42,7 @@ def degrade(source, target, noise_db, reverb):
         channels, rate = channels_and_rate(source)
         try:
             subprocess.run(["sox", "-R", source, wet] + effects, check=True, capture_output=True)
-            subprocess.run(["sox", "-R", "-n", "-r", rate, "-c", channels, noise, "synth", str(seconds(wet)), "pinknoise",
+            subprocess.run(["sox", "-R", "-n", "-r", rate, "-c", channels, noise, "synth", str(cl.audio_duration(wet)), "pinknoise",
                             "gain", str(noise_db)], check=True, capture_output=True)
             subprocess.run(["sox", "-R", "-m", wet, noise, "-b", "16", temporary], check=True, capture_output=True)
         finally:

@@ -201,8 +201,13 @@ extension GridFitter {
         guard period > 0 else { return nil }
         if let change = context.change, change < Self.steadySound { return nil }
         let beats = (span.upperBound - span.lowerBound) / period
-        let periodicity = context.novelty.periodicity(period: period, in: span)
-        return periodicity * beats.squareRoot() >= Self.periodicityEvidence ? periodicity : nil
+        return Self.beyondChance(context.novelty.periodicity(period: period, in: span), over: beats)
+    }
+
+    /// `periodicity` when it reaches ``periodicityEvidence`` standard errors over `beats` independent
+    /// samples (a standard error of about 1/√n); `nil` otherwise.
+    static func beyondChance(_ periodicity: Double, over beats: Double) -> Double? {
+        periodicity * beats.squareRoot() >= periodicityEvidence ? periodicity : nil
     }
 
     /// ``beatRepeats(period:_:)`` read beat by beat along the `tracked` beats
@@ -213,8 +218,7 @@ extension GridFitter {
         if let change = context.change, change < Self.steadySound { return nil }
         let inside = tracked.filter { span.contains($0) }
         guard inside.count >= Self.fewestScoredBeats else { return nil }
-        let periodicity = context.novelty.periodicity(along: inside, in: span)
-        return periodicity * Double(inside.count).squareRoot() >= Self.periodicityEvidence ? periodicity : nil
+        return Self.beyondChance(context.novelty.periodicity(along: inside, in: span), over: Double(inside.count))
     }
 
     /// How many standard errors the onsets' repeating one beat later must reach for beats that stand
