@@ -12,11 +12,14 @@ from the beat nearest the middle), with the same rubberband command (R3 engine, 
 truth (.beats, .downbeats) carried through the same key-frame map, as tools/corpus/make-warped.py
 does for the corpus.
 
-Only songs of the train split are warped: Freedoom's by its index's `split`, the composed songs of
-even number (the odd ones are the composed bench's held-out half). Every song gets all three warps.
+Only songs of the train split are warped unless `--split validation` is given: Freedoom's by its
+index's `split`, the composed songs of even number (the odd ones are the composed bench's held-out
+half). Every song gets all three warps. The validation copies are a held-out set for the followed
+path (tools/bench/trial compare --scratch-validation): never look at their maps while tuning.
 
     python3 tools/corpus/make-warped-songs.py corpus/freedoom /tmp/warped-freedoom [--jobs 2] [--force]
     python3 tools/corpus/make-warped-songs.py tools/learned/out/songs /tmp/warped-songs
+    python3 tools/corpus/make-warped-songs.py corpus/freedoom /tmp/warped-freedoom-v --split validation
 
 Writes OUT/SONG-WARP.wav (44.1 kHz 16-bit, as its source), .beats and .downbeats (where the source
 has them). A file already there is kept unless --force; each is written under a temporary name and
@@ -33,8 +36,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpuslib as cl  # noqa: E402
 
 
-def train_songs(folder):
-    """The index entries of `folder`'s train songs."""
+def split_songs(folder, wanted="train"):
+    """The index entries of `folder`'s songs of the split `wanted` that have a beat truth."""
     path = os.path.join(folder, "index.json")
     try:
         with open(path) as fh:
@@ -47,7 +50,7 @@ def train_songs(folder):
         if split is None:
             digits = song["song"][-4:]
             split = "train" if digits.isdigit() and int(digits) % 2 == 0 else "validation"
-        if split == "train" and song.get("beats"):
+        if split == wanted and song.get("beats"):
             result.append(song)
     return sorted(result, key=lambda s: s["song"])
 
@@ -58,10 +61,12 @@ def main():
     parser.add_argument("out", help="the folder to write the warped copies to")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--force", action="store_true")
+    parser.add_argument("--split", choices=["train", "validation"], default="train",
+                        help="which split's songs to warp (default: train)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = []
-    for song in train_songs(args.folder):
+    for song in split_songs(args.folder, args.split):
         source = os.path.join(args.folder, song["path"])
         try:
             with wave.open(source) as audio:
