@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import BeatMapKit
 import Foundation
 import Testing
 
@@ -80,51 +79,5 @@ struct SnareLevelTests {
         ] as [(Double, Bool)])
     func prefersDouble(bpm: Double, doubles: Bool) {
         #expect(GridFitter().prefers(bpm * 2, to: bpm) == doubles)
-    }
-
-    /// Beats drifting ±3 % around `bpm` (a live band without a click), from 1 s on.
-    static func drifting(bpm: Double, count: Int) -> [Double] {
-        var beats = [1.0]
-        for index in 1..<count {
-            let wobble = 1 + 0.03 * sin(2 * Double.pi * Double(index) / 64)
-            beats.append(beats[index - 1] + 60 / (bpm * wobble))
-        }
-        return beats
-    }
-
-    /// Frames (hop 10 ms) with the snare at `strength` on the beats of `beats` whose number modulo 4
-    /// is in `on`, 0.05 elsewhere.
-    static func snareFrames(_ beats: [Double], on: Set<Int>, strength: Float = 0.9) -> DrumFrames {
-        var values = [Float](repeating: 0.05, count: Int(((beats.last ?? 0) + 2) / 0.01))
-        for (index, beat) in beats.enumerated() where on.contains(index % 4) {
-            values[Int((beat / 0.01).rounded())] = strength
-        }
-        return DrumFrames(kicks: [Float](repeating: 0, count: values.count), snares: values)
-    }
-
-    @Test("followed beats at twice a hip-hop song's tempo are halved on the snare's parity; a back-beat keeps them")
-    func followedBeats() throws {
-        // 164 BPM drifting, the snare on the second of every four: hip-hop at 82 read at twice its tempo.
-        let beats = Self.drifting(bpm: 164, count: 256)
-        var frames = Self.snareFrames(beats, on: [1])
-        let halved = try #require(
-            GridFitter().snareLevel(followedBeats: beats, frames: &frames, frameDuration: 0.01))
-        #expect(halved.level == .half)
-        #expect(halved.beats.count == 128)
-        #expect(halved.beats.first == beats[1])
-        #expect(halved.beats == stride(from: 1, to: beats.count, by: 2).map { beats[$0] })
-        // The snare on 2 and 4 at the beats' own level: they are the song's beats.
-        var backBeat = Self.snareFrames(beats, on: [1, 3])
-        #expect(GridFitter().snareLevel(followedBeats: beats, frames: &backBeat, frameDuration: 0.01) == nil)
-        // At 120 BPM half the tempo lies further from the prior's centre: a half-time feel, kept.
-        let steady = Self.drifting(bpm: 120, count: 256)
-        var halfTime = Self.snareFrames(steady, on: [2])
-        #expect(GridFitter().snareLevel(followedBeats: steady, frames: &halfTime, frameDuration: 0.01) == nil)
-        // A tempo the user gave is never changed.
-        var options = GridFitOptions()
-        options.forcedBPM = 164
-        let forced = GridFitter(options: options)
-        var again = Self.snareFrames(beats, on: [1])
-        #expect(forced.snareLevel(followedBeats: beats, frames: &again, frameDuration: 0.01) == nil)
     }
 }

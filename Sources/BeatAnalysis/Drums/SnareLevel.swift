@@ -96,22 +96,6 @@ extension GridFitter {
         return doubledOnTheSnare(segment, frames: &frames, frameDuration: frameDuration).map { ($0, .double) }
     }
 
-    /// Beats followed one by one (or a ramp's) at the level the snare asks for, as
-    /// ``snareLevel(_:frames:frameDuration:)`` reads one grid: their median interval stands for the
-    /// grid's period, every other beat (of the snare's parity) is kept to halve them, the midpoints are
-    /// put in to double them. The beats and the level against theirs; `nil` to keep them.
-    func snareLevel(followedBeats beats: [Double], frames: inout DrumFrames, frameDuration: Double)
-        -> (beats: [Double], level: MetricLevel)?
-    {
-        guard options.forcedBPM == nil, beats.count >= 8, let first = beats.first else { return nil }
-        let interval = BeatSequence(beats: beats).medianInterval
-        guard interval > 0 else { return nil }
-        let segment = FittedSegment(bpm: 60 / interval, firstBeat: first, beats: beats)
-        return snareLevel([segment], frames: &frames, frameDuration: frameDuration).map {
-            ($0.segment.beats, $0.level)
-        }
-    }
-
     /// `segment`, one grid, at half its tempo when its snare falls on one beat in four or fewer, on one
     /// parity (``DrumDetector/oneInFourOrFewer(_:)``), and half the tempo lies nearer the tempo
     /// estimate's prior within the limits (``prefers(_:to:)``); the beats kept are those of the

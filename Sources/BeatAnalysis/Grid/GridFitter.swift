@@ -133,33 +133,6 @@ public struct GridFitter: Sendable {
                 laid.alternatives = [old]
                 laid.segments = [switched.segment]
             }
-            // The snare says a song's level whether its tempo holds, steps or moves: tempo segments are
-            // read one by one, as the drum check reads them (each piece of a medley is its own song),
-            // and beats followed one by one or a ramp's as one sequence.
-            let hop = envelope.hopDuration
-            if case .grid(let pieces) = choice.model, pieces.count > 1 {
-                var levels: [MetricLevel?] = []
-                laid.segments = sharedDrums.reading { frames in
-                    laid.segments.map { segment in
-                        let switched = snareLevel([segment], frames: &frames, frameDuration: hop)
-                        levels.append(switched?.level)
-                        return switched?.segment ?? segment
-                    }
-                }
-                if let level = levels.first ?? nil, levels.allSatisfy({ $0 == level }) {
-                    laid.alternatives = Self.levelSwitched(laid, to: level, fromBPM: laid.segments.first?.bpm)
-                }
-            } else if choice.model.followsBeatByBeat {
-                let beats = laid.segments.flatMap(\.beats)
-                if let switched = sharedDrums.reading({
-                    snareLevel(followedBeats: beats, frames: &$0, frameDuration: hop)
-                }) {
-                    let interval = BeatSequence(beats: beats).medianInterval
-                    laid.alternatives = Self.levelSwitched(
-                        laid, to: switched.level, fromBPM: interval > 0 ? 60 / interval : nil)
-                    laid.segments = followed(switched.beats, duration: duration)
-                }
-            }
         }
         if case .grid(let pieces) = choice.model, pieces.count > 1 {
             // A tempo change within the tracker's reach keeps the beat: a segment the tracker took up
@@ -175,17 +148,6 @@ public struct GridFitter: Sendable {
             segments: laid.segments, beats: beats, method: method(of: choice.model, segments: laid.segments),
             confidence: confidence, score: laid.score, alternatives: laid.alternatives, span: span,
             weakBeat: choice.weakBeat, steadySound: steadySound)
-    }
-
-    /// The alternatives of a map `laid` out at the level `level` (against the level it was read at,
-    /// whose first tempo was `fromBPM`), as the one-grid snare level leaves them: the level it was read
-    /// at is its one alternative, with the map's old score.
-    static func levelSwitched(
-        _ laid: (segments: [FittedSegment], score: Double, alternatives: [MetricAlternative]), to level: MetricLevel,
-        fromBPM: Double?
-    ) -> [MetricAlternative] {
-        guard let fromBPM else { return laid.alternatives }
-        return [MetricAlternative(ratio: level.inverse, bpm: fromBPM, score: laid.score)]
     }
 
     // MARK: Tracking
