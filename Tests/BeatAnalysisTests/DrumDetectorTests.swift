@@ -185,6 +185,42 @@ struct DrumDetectorTests {
         #expect(DrumDetector.pickupShift(of: Array(Self.beats.prefix(7)), frames: &frames, frameDuration: 0.01) == nil)
     }
 
+    /// A bossa's beats drifting ±3 % around 120 BPM, from 1 s on (music played without a click).
+    static let drifting: [Double] = {
+        var beats = [1.0]
+        for index in 1..<80 {
+            beats.append(beats[index - 1] + 0.5 / (1 + 0.03 * sin(2 * Double.pi * Double(index) / 48)))
+        }
+        return beats
+    }()
+
+    @Test("followed beats move a quarter of a beat only over the stretch that sits on the pickup")
+    func pickupRuns() throws {
+        // The bass drum on each beat and on the sixteenth before it; the tracker took the pickup for
+        // the beat over beats 20 to 49 and followed the beat elsewhere.
+        let truth = Self.drifting
+        var frames = Self.kickFrames(truth, at: [-0.25, 0])
+        let tracked = truth.indices.map { index in
+            (20..<50).contains(index) ? truth[index] - 0.25 * (truth[index] - truth[index - 1]) : truth[index]
+        }
+        // Read as one, the stretch neither holds nor fails the pickup.
+        #expect(DrumDetector.pickupShift(of: tracked, frames: &frames, frameDuration: 0.01) == nil)
+        let runs = DrumDetector.pickupRuns(of: tracked, frames: &frames, frameDuration: 0.01)
+        #expect(runs.count == 1)
+        let run = try #require(runs.first)
+        #expect(run.lowerBound == 20)
+        #expect((49...50).contains(run.upperBound))
+        // Beats on the beat throughout, or kicks alike on every sixteenth: nothing moves.
+        #expect(DrumDetector.pickupRuns(of: truth, frames: &frames, frameDuration: 0.01).isEmpty)
+        var everySixteenth = Self.kickFrames(truth, at: [-0.25, 0, 0.25, 0.5])
+        #expect(DrumDetector.pickupRuns(of: tracked, frames: &everySixteenth, frameDuration: 0.01).isEmpty)
+        // A stretch shorter than two bars is left as it is.
+        let brief = truth.indices.map { index in
+            (20..<26).contains(index) ? truth[index] - 0.25 * (truth[index] - truth[index - 1]) : truth[index]
+        }
+        #expect(DrumDetector.pickupRuns(of: brief, frames: &frames, frameDuration: 0.01).isEmpty)
+    }
+
     /// Frames (hop 10 ms) where the drums lean to the midpoints of `beats`: kick plus snare 0.5 on each
     /// beat and, in turn, 0.7 or 0.4 halfway to the next (a mean lead of 0.05, no beat-by-beat margin).
     static func leaningFrames(_ beats: [Double]) -> DrumFrames {

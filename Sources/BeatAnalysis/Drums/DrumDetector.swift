@@ -187,6 +187,51 @@ enum DrumDetector {
         return pickup
     }
 
+    /// The runs of beats followed one by one (`beats`, seconds, increasing) that sit on the pickup a
+    /// sixteenth before the kick on the beat, as ``pickupShift(of:frames:frameDuration:)`` reads a
+    /// grid: index ranges of `beats`, each to move a quarter of its own beat later.
+    ///
+    /// A tracker that follows a bossa's beats can take the pickup for the beat for a stretch and come
+    /// back to the beat for the next, so over the whole song the pickup neither holds nor fails.
+    /// Each beat is marked where the kick sounds at it and a quarter of a beat after it (each at least
+    /// ``pickupKick``) and more after than before; runs of marked beats (a single unmarked beat inside
+    /// a run, a fill, is carried) of at least ``minimumBeats`` are each asked the whole grid's question
+    /// over their own beats, with its margin.
+    static func pickupRuns(of beats: [Double], frames: inout DrumFrames, frameDuration: Double) -> [Range<Int>] {
+        let read = Array(beats.prefix { $0 < DrumBands.span })
+        guard read.count >= minimumBeats + 2, frameDuration > 0, frames.count > 0 else { return [] }
+        func kick(at time: Double) -> Float {
+            strongest(&frames, at: time, frameDuration: frameDuration) { $0.kick(at: $1) } ?? 0
+        }
+        var marked = [Bool](repeating: false, count: read.count)
+        for index in 1..<(read.count - 1) {
+            let beat = read[index]
+            let early = kick(at: beat - pickup * (beat - read[index - 1]))
+            let late = kick(at: beat + pickup * (read[index + 1] - beat))
+            marked[index] = kick(at: beat) >= pickupKick && late >= pickupKick && late > early
+        }
+        var runs: [Range<Int>] = []
+        var index = 1
+        while index < read.count - 1 {
+            guard marked[index] else {
+                index += 1
+                continue
+            }
+            var end = index + 1
+            while end < read.count - 1, marked[end] || (end + 1 < read.count - 1 && marked[end + 1]) {
+                end += 1
+            }
+            // The run's beats and one on either side, whose intervals its first and last beats read.
+            if end - index >= minimumBeats,
+                pickupShift(of: Array(read[(index - 1)...end]), frames: &frames, frameDuration: frameDuration) != nil
+            {
+                runs.append(index..<end)
+            }
+            index = end
+        }
+        return runs
+    }
+
     /// Whether the tracker left a grid's phase unchosen: of the `tracked` beats near either the
     /// `written` beats (increasing) or the points halfway between them — within an eighth of a beat of
     /// one or the other — each side holds at least ``unchosenShare``. A tracker that follows the beat

@@ -174,7 +174,17 @@ extension GridFitter {
                 DrumDetector.betterShift(
                     of: written, frames: &frames, frameDuration: hopDuration, phaseUnchosen: unchosen)
                 ?? DrumDetector.pickupShift(of: written, frames: &frames, frameDuration: hopDuration)
-            shifts = Array(repeating: shift, count: segments.count)
+            if shift == nil, choice.model.followsBeatByBeat, segments.count == written.count {
+                // Beats followed one by one (a segment each): the stretches on a pickup move on their
+                // own, each beat by a quarter of its own interval.
+                var each = [Double?](repeating: nil, count: segments.count)
+                for run in DrumDetector.pickupRuns(of: written, frames: &frames, frameDuration: hopDuration) {
+                    for index in run { each[index] = DrumDetector.pickup }
+                }
+                shifts = each
+            } else {
+                shifts = Array(repeating: shift, count: segments.count)
+            }
         }
         guard shifts.contains(where: { $0 != nil }) else { return segments }
         let start = Self.layoutStart(span: span, sounding: sounding, firstPeriod: segments.first.map { 60 / $0.bpm })

@@ -264,4 +264,10 @@ extension GridModel {
         case .grid(let pieces): return pieces.count > 1
         }
     }
+
+    /// Whether the map's beats are a segment each: beats followed one by one, or a ramp's.
+    var followsBeatByBeat: Bool {
+        if case .grid = self { return false }
+        return true
+    }
 }
