@@ -50,7 +50,7 @@ def split_songs(folder, wanted="train"):
         if split is None:
             digits = song["song"][-4:]
             split = "train" if digits.isdigit() and int(digits) % 2 == 0 else "validation"
-        if split == wanted and song.get("beats"):
+        if wanted in (split, "all") and song.get("beats"):
             result.append(song)
     return sorted(result, key=lambda s: s["song"])
 
@@ -61,8 +61,9 @@ def main():
     parser.add_argument("out", help="the folder to write the warped copies to")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--force", action="store_true")
-    parser.add_argument("--split", choices=["train", "validation"], default="train",
-                        help="which split's songs to warp (default: train)")
+    parser.add_argument("--split", choices=["train", "validation", "all"], default="train",
+                        help="which split's songs to warp (default: train; all: every song, for a folder "
+                             "of fresh songs that belongs to no split)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = []

@@ -17,6 +17,10 @@ songs, of both splits, so experiment.py reports the gm-* songs apart from the ot
 may be the composer's style learned, not the beat.
 
     tools/learned/out/venv/bin/python3 tools/learned/songs.py [--count N] [--jobs J]
+    tools/learned/out/venv/bin/python3 tools/learned/songs.py --first 240 --count 90 --out /tmp/fresh-songs
+
+`--first` starts at another index: songs 240 on were never made before session 62, so a folder of
+them is music no rule was shaped on (a held-out set for tools/bench/trial --scratch-validation).
 
 Writes tools/learned/out/songs/NAME.wav (44.1 kHz stereo, 16 bit), NAME.beats, NAME.downbeats (the beats at
 bar position 1, from the MIDI file's bars) and index.json. Needs fluidsynth and the soundfonts of drums.py
@@ -111,19 +115,19 @@ def compose(index):
     return song, style, FONTS[index % len(FONTS)]
 
 
-def make(index):
+def make(index, out=OUT):
     song, style, font = compose(index)
     name = song.name
-    mid = os.path.join(OUT, name + '.mid')
-    wav = os.path.join(OUT, name + '.wav')
+    mid = os.path.join(out, name + '.mid')
+    wav = os.path.join(out, name + '.wav')
     song.save(mid)
     if not os.path.exists(wav):
         mm.render(mid, wav, font)
     truth = mm.midi_truth(mid, {key: 0.0 for key in mm.DRUM_KEYS})  # beats only: no drum attack delays
     duration = cl.wav_duration(wav)
     beats = [b for b in truth['beats'] if b < duration]
-    cl.write_times(os.path.join(OUT, name + '.beats'), beats)
-    cl.write_times(os.path.join(OUT, name + '.downbeats'), [b for b in truth['downbeats'] if b < duration])
+    cl.write_times(os.path.join(out, name + '.beats'), beats)
+    cl.write_times(os.path.join(out, name + '.downbeats'), [b for b in truth['downbeats'] if b < duration])
     return {'path': name + '.wav', 'beats': name + '.beats', 'downbeats': name + '.downbeats', 'song': name,
             'style': style,
             'font': os.path.basename(font), 'bpm': round(truth['bpm'], 3), 'meter': truth['meter'],
@@ -134,18 +138,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--count', type=int, default=240, help='songs to make (default 240)')
     parser.add_argument('--jobs', type=int, default=2, help='renders at once (default 2)')
+    parser.add_argument('--first', type=int, default=0, help='the first song index (default 0)')
+    parser.add_argument('--out', default=OUT, help='the folder to write to (default tools/learned/out/songs)')
     args = parser.parse_args()
     for font in FONTS:
         if not os.path.exists(font):
             sys.exit(f'songs.py: {font} is missing (apt-get install musescore-general-soundfont-small csound-soundfont)')
-    os.makedirs(OUT, exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        entries = list(pool.map(make, range(args.count)))
-    with open(os.path.join(OUT, 'index.json'), 'w') as f:
+        entries = list(pool.map(lambda index: make(index, args.out), range(args.first, args.first + args.count)))
+    with open(os.path.join(args.out, 'index.json'), 'w') as f:
         json.dump({'songs': entries}, f, indent=1)
     minutes = sum(e['seconds'] for e in entries) / 60
     styles = {s: sum(e['style'] == s for e in entries) for s in sorted(STYLES)}
-    print(f'{len(entries)} songs, {minutes:.0f} minutes, in {OUT}: {styles}')
+    print(f'{len(entries)} songs, {minutes:.0f} minutes, in {args.out}: {styles}')
 
 
 if __name__ == '__main__':
