@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import BeatMapKit
 import Foundation
 import Testing
 
@@ -79,5 +80,68 @@ struct SnareLevelTests {
         ] as [(Double, Bool)])
     func prefersDouble(bpm: Double, doubles: Bool) {
         #expect(GridFitter().prefers(bpm * 2, to: bpm) == doubles)
+    }
+
+    /// A grid of `count` beats at `bpm` from `start` seconds.
+    static func grid(bpm: Double, from start: Double, count: Int) -> FittedSegment {
+        let beats = (0..<count).map { start + Double($0) * 60 / bpm }
+        return FittedSegment(bpm: bpm, firstBeat: start, beats: beats)
+    }
+
+    /// Frames (hop 10 ms) with the snare at 0.9 on the beats of `beats` whose number modulo 4 is in
+    /// `on`, and 0.05 elsewhere.
+    static func snareFrames(_ beats: [Double], on: Set<Int>) -> DrumFrames {
+        var values = [Float](repeating: 0.05, count: Int(((beats.last ?? 0) + 2) / 0.01))
+        for (index, beat) in beats.enumerated() where on.contains(index % 4) {
+            values[Int((beat / 0.01).rounded())] = 0.9
+        }
+        return DrumFrames(kicks: [Float](repeating: 0, count: values.count), snares: values)
+    }
+
+    @Test("the segments of a step within the tracker's reach are halved as one song, on one parity")
+    func steppedSegments() throws {
+        // Hip-hop at 82 read at 164, stepping up to 178 (×1.085): the snare on the second of every four
+        // beats throughout. The later segment's six fours are too few to read alone.
+        let first = Self.grid(bpm: 164, from: 1, count: 64)
+        let last = try #require(first.beats.last)
+        let second = Self.grid(bpm: 178, from: last + 60 / 178, count: 24)
+        let beats = first.beats + second.beats
+        var frames = Self.snareFrames(beats, on: [1])
+        #expect(GridFitter().snareLevel([second], frames: &frames, frameDuration: 0.01) == nil)
+        let switched = try #require(
+            GridFitter().snareLevel(ofSegments: [first, second], frames: &frames, frameDuration: 0.01))
+        #expect(switched.level == .half)
+        try #require(switched.segments.count == 2)
+        #expect(switched.segments[0].bpm == 82)
+        #expect(switched.segments[1].bpm == 89)
+        // One parity through the change: the beats the snare is on, every other one of the song.
+        #expect(switched.segments.flatMap(\.beats) == stride(from: 1, to: beats.count, by: 2).map { beats[$0] })
+        #expect(switched.segments[1].firstBeat == switched.segments[1].beats.first)
+    }
+
+    @Test("a medley's next song keeps its own level; segments the snare says nothing about are kept")
+    func medleySegments() throws {
+        // A hip-hop song read at 164, then a rock song at 100 (beyond the tracker's reach) with its
+        // back-beat on 2 and 4 at its own level.
+        let first = Self.grid(bpm: 164, from: 1, count: 64)
+        let last = try #require(first.beats.last)
+        let second = Self.grid(bpm: 100, from: last + 0.6, count: 64)
+        var values = [Float](repeating: 0.05, count: Int(((second.beats.last ?? 0) + 2) / 0.01))
+        for (index, beat) in first.beats.enumerated() where index % 4 == 1 {
+            values[Int((beat / 0.01).rounded())] = 0.9
+        }
+        for (index, beat) in second.beats.enumerated() where index % 2 == 1 {
+            values[Int((beat / 0.01).rounded())] = 0.9
+        }
+        var snares = DrumFrames(kicks: [Float](repeating: 0, count: values.count), snares: values)
+        let switched = try #require(
+            GridFitter().snareLevel(ofSegments: [first, second], frames: &snares, frameDuration: 0.01))
+        #expect(switched.level == nil)
+        try #require(switched.segments.count == 2)
+        #expect(switched.segments[0].bpm == 82)
+        #expect(switched.segments[1] == second)
+        // No snare anywhere: nothing moves.
+        var silent = Self.snareFrames(first.beats + second.beats, on: [])
+        #expect(GridFitter().snareLevel(ofSegments: [first, second], frames: &silent, frameDuration: 0.01) == nil)
     }
 }

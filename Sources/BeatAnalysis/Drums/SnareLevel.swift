@@ -96,6 +96,64 @@ extension GridFitter {
         return doubledOnTheSnare(segment, frames: &frames, frameDuration: frameDuration).map { ($0, .double) }
     }
 
+    /// Tempo segments (grids, in time order) at the level the snare asks for, with that level where
+    /// every piece of music among them moved alike; `nil` where none moved. A tempo change within the
+    /// tracker's reach (``GridFitter/trackerRange``) does not change a song's level: the segments on
+    /// either side of one are a single piece of music, and are read as one sequence, as
+    /// ``snareLevel(_:frames:frameDuration:)`` reads one grid, so that they keep one level and one
+    /// parity; a change beyond it is a medley's next song, read on its own.
+    func snareLevel(ofSegments segments: [FittedSegment], frames: inout DrumFrames, frameDuration: Double)
+        -> (segments: [FittedSegment], level: MetricLevel?)?
+    {
+        guard options.forcedBPM == nil, segments.count > 1 else { return nil }
+        // The pieces: runs of segments whose neighbours' tempi lie within the tracker's reach.
+        var pieces: [Range<Int>] = []
+        var start = 0
+        for index in 1...segments.count {
+            if index < segments.count, segments[index].bpm > 0, segments[index - 1].bpm > 0,
+                max(segments[index].bpm, segments[index - 1].bpm)
+                    < Self.trackerRange * min(segments[index].bpm, segments[index - 1].bpm)
+            {
+                continue
+            }
+            pieces.append(start..<index)
+            start = index
+        }
+        var result: [FittedSegment] = []
+        var levels: [MetricLevel?] = []
+        for piece in pieces {
+            let joint = segments[piece].flatMap(\.beats)
+            let owner = piece.flatMap { index in [Int](repeating: index, count: segments[index].beats.count) }
+            let interval = BeatSequence(beats: joint).medianInterval
+            guard joint.count >= 8, interval > 0, let first = joint.first,
+                let switched = snareLevel(
+                    [FittedSegment(bpm: 60 / interval, firstBeat: first, beats: joint)], frames: &frames,
+                    frameDuration: frameDuration)
+            else {
+                result += segments[piece]
+                levels.append(nil)
+                continue
+            }
+            // Each beat to the segment of the last of the piece's beats at or before it.
+            var beats = [[Double]](repeating: [], count: segments.count)
+            var cursor = 0
+            for beat in switched.segment.beats {
+                while cursor + 1 < joint.count, joint[cursor + 1] <= beat { cursor += 1 }
+                beats[owner[cursor]].append(beat)
+            }
+            for index in piece {
+                guard let first = beats[index].first else { continue }
+                result.append(
+                    FittedSegment(
+                        bpm: segments[index].bpm * switched.level.factor, firstBeat: first, beats: beats[index]))
+            }
+            levels.append(switched.level)
+        }
+        guard levels.contains(where: { $0 != nil }) else { return nil }
+        let level = levels.first ?? nil
+        return (result, levels.allSatisfy { $0 == level } ? level : nil)
+    }
+
     /// `segment`, one grid, at half its tempo when its snare falls on one beat in four or fewer, on one
     /// parity (``DrumDetector/oneInFourOrFewer(_:)``), and half the tempo lies nearer the tempo
     /// estimate's prior within the limits (``prefers(_:to:)``); the beats kept are those of the

@@ -133,6 +133,18 @@ public struct GridFitter: Sendable {
                 laid.alternatives = [old]
                 laid.segments = [switched.segment]
             }
+            // Tempo segments too, each piece of music as one (a step within the tracker's reach is the
+            // same song at its same level; a medley's next song is its own).
+            if case .grid(let pieces) = choice.model, pieces.count > 1,
+                let switched = sharedDrums.reading({
+                    snareLevel(ofSegments: laid.segments, frames: &$0, frameDuration: envelope.hopDuration)
+                })
+            {
+                if let level = switched.level, let bpm = laid.segments.first?.bpm {
+                    laid.alternatives = [MetricAlternative(ratio: level.inverse, bpm: bpm, score: laid.score)]
+                }
+                laid.segments = switched.segments
+            }
         }
         if case .grid(let pieces) = choice.model, pieces.count > 1 {
             // A tempo change within the tracker's reach keeps the beat: a segment the tracker took up
