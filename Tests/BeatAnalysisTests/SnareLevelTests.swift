@@ -144,4 +144,24 @@ struct SnareLevelTests {
         var silent = Self.snareFrames(first.beats + second.beats, on: [])
         #expect(GridFitter().snareLevel(ofSegments: [first, second], frames: &silent, frameDuration: 0.01) == nil)
     }
+
+    @Test("a ramp's beats at twice a song's tempo are halved on the snare's parity; a back-beat keeps them")
+    func rampBeats() throws {
+        // Hip-hop speeding up from 80 to 88 BPM, read at twice its tempo: the snare on the second of
+        // every four beats.
+        var beats = [1.0]
+        for index in 1..<256 { beats.append(beats[index - 1] + 60 / (160 + 16 * Double(index) / 256)) }
+        var frames = Self.snareFrames(beats, on: [1])
+        let halved = try #require(GridFitter().snareLevel(rampBeats: beats, frames: &frames, frameDuration: 0.01))
+        #expect(halved.level == .half)
+        #expect(halved.beats == stride(from: 1, to: beats.count, by: 2).map { beats[$0] })
+        // The snare on 2 and 4 at the beats' own level: they are the song's beats.
+        var backBeat = Self.snareFrames(beats, on: [1, 3])
+        #expect(GridFitter().snareLevel(rampBeats: beats, frames: &backBeat, frameDuration: 0.01) == nil)
+        // A tempo the user gave is never changed.
+        var options = GridFitOptions()
+        options.forcedBPM = 164
+        var again = Self.snareFrames(beats, on: [1])
+        #expect(GridFitter(options: options).snareLevel(rampBeats: beats, frames: &again, frameDuration: 0.01) == nil)
+    }
 }

@@ -96,6 +96,22 @@ extension GridFitter {
         return doubledOnTheSnare(segment, frames: &frames, frameDuration: frameDuration).map { ($0, .double) }
     }
 
+    /// A ramp's beats (one tempo curve: one piece of music) at the level the snare asks for, read as
+    /// ``snareLevel(_:frames:frameDuration:)`` reads one grid: their median interval stands for the
+    /// grid's period, every other beat (of the snare's parity) is kept to halve them, the midpoints
+    /// are put in to double them. The beats and the level against theirs; `nil` to keep them.
+    func snareLevel(rampBeats beats: [Double], frames: inout DrumFrames, frameDuration: Double)
+        -> (beats: [Double], level: MetricLevel)?
+    {
+        guard options.forcedBPM == nil, beats.count >= 8, let first = beats.first else { return nil }
+        let interval = BeatSequence(beats: beats).medianInterval
+        guard interval > 0 else { return nil }
+        let segment = FittedSegment(bpm: 60 / interval, firstBeat: first, beats: beats)
+        return snareLevel([segment], frames: &frames, frameDuration: frameDuration).map {
+            ($0.segment.beats, $0.level)
+        }
+    }
+
     /// Tempo segments (grids, in time order) at the level the snare asks for, with that level where
     /// every piece of music among them moved alike; `nil` where none moved. A tempo change within the
     /// tracker's reach (``GridFitter/trackerRange``) does not change a song's level: the segments on

@@ -145,6 +145,21 @@ public struct GridFitter: Sendable {
                 }
                 laid.segments = switched.segments
             }
+            // A ramp's beats likewise: one tempo curve is one piece of music.
+            if case .ramp = choice.model {
+                let beats = laid.segments.flatMap(\.beats)
+                let interval = BeatSequence(beats: beats).medianInterval
+                if interval > 0,
+                    let switched = sharedDrums.reading({
+                        snareLevel(rampBeats: beats, frames: &$0, frameDuration: envelope.hopDuration)
+                    })
+                {
+                    laid.alternatives = [
+                        MetricAlternative(ratio: switched.level.inverse, bpm: 60 / interval, score: laid.score)
+                    ]
+                    laid.segments = followed(switched.beats, duration: duration)
+                }
+            }
         }
         if case .grid(let pieces) = choice.model, pieces.count > 1 {
             // A tempo change within the tracker's reach keeps the beat: a segment the tracker took up
