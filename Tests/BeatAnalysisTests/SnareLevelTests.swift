@@ -152,16 +152,16 @@ struct SnareLevelTests {
         var beats = [1.0]
         for index in 1..<256 { beats.append(beats[index - 1] + 60 / (160 + 16 * Double(index) / 256)) }
         var frames = Self.snareFrames(beats, on: [1])
-        let halved = try #require(GridFitter().snareLevel(rampBeats: beats, frames: &frames, frameDuration: 0.01))
+        let halved = try #require(GridFitter().snareLevel(pieceBeats: beats, frames: &frames, frameDuration: 0.01))
         #expect(halved.level == .half)
         #expect(halved.beats == stride(from: 1, to: beats.count, by: 2).map { beats[$0] })
         // The snare on 2 and 4 at the beats' own level: they are the song's beats.
         var backBeat = Self.snareFrames(beats, on: [1, 3])
-        #expect(GridFitter().snareLevel(rampBeats: beats, frames: &backBeat, frameDuration: 0.01) == nil)
+        #expect(GridFitter().snareLevel(pieceBeats: beats, frames: &backBeat, frameDuration: 0.01) == nil)
         // A tempo the user gave is never changed.
         var options = GridFitOptions()
         options.forcedBPM = 164
         var again = Self.snareFrames(beats, on: [1])
-        #expect(GridFitter(options: options).snareLevel(rampBeats: beats, frames: &again, frameDuration: 0.01) == nil)
+        #expect(GridFitter(options: options).snareLevel(pieceBeats: beats, frames: &again, frameDuration: 0.01) == nil)
     }
 }

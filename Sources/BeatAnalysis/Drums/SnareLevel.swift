@@ -96,11 +96,12 @@ extension GridFitter {
         return doubledOnTheSnare(segment, frames: &frames, frameDuration: frameDuration).map { ($0, .double) }
     }
 
-    /// A ramp's beats (one tempo curve: one piece of music) at the level the snare asks for, read as
-    /// ``snareLevel(_:frames:frameDuration:)`` reads one grid: their median interval stands for the
-    /// grid's period, every other beat (of the snare's parity) is kept to halve them, the midpoints
-    /// are put in to double them. The beats and the level against theirs; `nil` to keep them.
-    func snareLevel(rampBeats beats: [Double], frames: inout DrumFrames, frameDuration: Double)
+    /// One piece of music's beats (a ramp's, or a step's segments joined) at the level the snare asks
+    /// for, read as ``snareLevel(_:frames:frameDuration:)`` reads one grid: their median interval
+    /// stands for the grid's period, every other beat (of the snare's parity) is kept to halve them,
+    /// the midpoints are put in to double them. The beats and the level against theirs; `nil` to keep
+    /// them.
+    func snareLevel(pieceBeats beats: [Double], frames: inout DrumFrames, frameDuration: Double)
         -> (beats: [Double], level: MetricLevel)?
     {
         guard options.forcedBPM == nil, beats.count >= 8, let first = beats.first else { return nil }
@@ -140,12 +141,7 @@ extension GridFitter {
         for piece in pieces {
             let joint = segments[piece].flatMap(\.beats)
             let owner = piece.flatMap { index in [Int](repeating: index, count: segments[index].beats.count) }
-            let interval = BeatSequence(beats: joint).medianInterval
-            guard joint.count >= 8, interval > 0, let first = joint.first,
-                let switched = snareLevel(
-                    [FittedSegment(bpm: 60 / interval, firstBeat: first, beats: joint)], frames: &frames,
-                    frameDuration: frameDuration)
-            else {
+            guard let switched = snareLevel(pieceBeats: joint, frames: &frames, frameDuration: frameDuration) else {
                 result += segments[piece]
                 levels.append(nil)
                 continue
@@ -153,7 +149,7 @@ extension GridFitter {
             // Each beat to the segment of the last of the piece's beats at or before it.
             var beats = [[Double]](repeating: [], count: segments.count)
             var cursor = 0
-            for beat in switched.segment.beats {
+            for beat in switched.beats {
                 while cursor + 1 < joint.count, joint[cursor + 1] <= beat { cursor += 1 }
                 beats[owner[cursor]].append(beat)
             }

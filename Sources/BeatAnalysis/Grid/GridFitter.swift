@@ -148,15 +148,12 @@ public struct GridFitter: Sendable {
             // A ramp's beats likewise: one tempo curve is one piece of music.
             if case .ramp = choice.model {
                 let beats = laid.segments.flatMap(\.beats)
-                let interval = BeatSequence(beats: beats).medianInterval
-                if interval > 0,
-                    let switched = sharedDrums.reading({
-                        snareLevel(rampBeats: beats, frames: &$0, frameDuration: envelope.hopDuration)
-                    })
-                {
-                    laid.alternatives = [
-                        MetricAlternative(ratio: switched.level.inverse, bpm: 60 / interval, score: laid.score)
-                    ]
+                if let switched = sharedDrums.reading({
+                    snareLevel(pieceBeats: beats, frames: &$0, frameDuration: envelope.hopDuration)
+                }) {
+                    // A level switched: the beats' median interval is positive.
+                    let bpm = 60 / BeatSequence(beats: beats).medianInterval
+                    laid.alternatives = [MetricAlternative(ratio: switched.level.inverse, bpm: bpm, score: laid.score)]
                     laid.segments = followed(switched.beats, duration: duration)
                 }
             }
