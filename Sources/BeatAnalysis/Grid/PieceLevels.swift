@@ -24,58 +24,15 @@ extension GridFitter {
         _ model: GridModel, novelty: Novelty, matcher: PeakMatcher, lowBand: Novelty?
     ) -> GridModel {
         guard case .grid(let pieces) = model, pieces.count > 1 else { return model }
-        var changes = pieces.map { levelChange(BeatSequence($0.grid, in: $0.span), novelty: novelty, lowBand: lowBand) }
-        let limits = levelTempoLimits
-        for music in Self.piecesOfMusic(pieces.map(\.grid.period)) where music.count > 1 {
-            let octave = octaveChange(changes[music])
-            // A piece beyond the tempo limits moves as it must; the others move by an octave only together.
-            for index in music where limits.contains(60 / pieces[index].grid.period) {
-                if octave != nil || changes[index].map(Self.isOctave) == true { changes[index] = octave }
-            }
-        }
         return .grid(
-            zip(pieces, changes).map { piece, change in
-                guard let change else { return piece }
+            pieces.map { piece in
+                guard
+                    let change = levelChange(
+                        BeatSequence(piece.grid, in: piece.span), novelty: novelty, lowBand: lowBand)
+                else { return piece }
                 let moved = novelty.levelGrid(piece.grid, tempoFactor: change.factor, in: piece.span).grid
                 return GridPiece(
                     span: piece.span, grid: refine(moved, over: piece.span, matcher: matcher, fixedPeriod: false))
             })
-    }
-
-    /// The runs of consecutive grid pieces (their `periods`, seconds, in time order) that are one piece
-    /// of music: each tempo within the tracker's reach (``trackerRange``) of its neighbour's. A tempo
-    /// change within that reach is the same song's: a step, not a medley's next song.
-    static func piecesOfMusic(_ periods: [Double]) -> [Range<Int>] {
-        var runs: [Range<Int>] = []
-        var start = 0
-        for index in 1...periods.count {
-            if index < periods.count, periods[index] > 0, periods[index - 1] > 0,
-                max(periods[index], periods[index - 1]) < trackerRange * min(periods[index], periods[index - 1])
-            {
-                continue
-            }
-            runs.append(start..<index)
-            start = index
-        }
-        return runs
-    }
-
-    /// Whether `change` moves by an octave (twice or half the tempo).
-    static func isOctave(_ change: LevelChange) -> Bool { change.factor == 2 || change.factor == 0.5 }
-
-    /// The octave every one of a piece of music's grid pieces asks for, each read alone by the level
-    /// rules (`changes`), or `nil`.
-    ///
-    /// Why: a step within the tracker's reach does not change the song's metric level, so one side of
-    /// it moved an octave and the other not is a half-time (or double-time) section, which is not a
-    /// tempo change (issue #11): a funk song stepped from 65 to 71 BPM whose first piece alone read
-    /// as twice its tempo came out 130 → 71. The octave is the song's only where the music asks for
-    /// it throughout. A piece's own 3⁄2 stays its own: a medley's next song tracked at ⅔ of its
-    /// tempo lies within reach of the song before it (session 60).
-    func octaveChange(_ changes: ArraySlice<LevelChange?>) -> LevelChange? {
-        guard let first = changes.first ?? nil, Self.isOctave(first), changes.allSatisfy({ $0 == first }) else {
-            return nil
-        }
-        return first
     }
 }
