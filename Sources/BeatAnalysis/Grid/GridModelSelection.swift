@@ -234,9 +234,10 @@ struct GridModelSelector: Sendable {
     /// three against four) or follows another one (an intro at 77 BPM in a 90 BPM song). So between
     /// two of the runs the tracked beats' median interval must lie within ``detourTempo`` of the
     /// grid's period or of a metrical ratio of it (``GridFitter/beatTimeRatios``), or at least
-    /// ``oneTempo`` from all of them; between the two is a drift's. (A drift's gap can lie up to its
-    /// whole swing off the grid at its crest: one measured 4.2 %, which this reads as another tempo;
-    /// an edge at 8 % moved no train map, so the edge stays at the pieces' one tempo.)
+    /// ``oneTempo`` from all of them and ``driftSwing`` from the period itself; between the two is a
+    /// drift's. (A drift's gap can lie up to its whole swing off the grid at its crest: one measured
+    /// 4.2 %, and two drifting composed copies 4.2 % each, which the pieces' one tempo, 4 %, alone read
+    /// as another tempo until session 63.)
     static func holdsApart(_ tracked: [Double], pieces: [GridPiece], run: Int, neighbourhoods: Bool = true) -> Bool {
         guard pieces.count == 1, let grid = pieces.first?.grid, grid.period > 0 else { return false }
         let distances = tracked.map { abs($0 - grid.time(grid.nearestIndex(to: $0))) }
@@ -273,11 +274,11 @@ struct GridModelSelector: Sendable {
     /// Whether `tracked` takes a detour, not a drift, between two of `runs` (at least two) on a grid
     /// of `period`: the median interval from the last beat of one run to the first of the next lies
     /// within ``detourTempo`` of the period or of a metrical ratio of it
-    /// (``GridFitter/beatTimeRatios``), or at least ``oneTempo`` from every one of them; or there are
-    /// fewer than `run` intervals between them. (To lose a whole beat to the grid in fewer intervals
-    /// than a run, the music would have to lie more than 1/`run` off its tempo, about 3 %, beside
-    /// runs that say it keeps the tempo within a fraction of a per cent; the median of a few intervals
-    /// around a stray beat is no tempo.)
+    /// (``GridFitter/beatTimeRatios``), or at least ``oneTempo`` from every one of them and
+    /// ``driftSwing`` from the period itself; or there are fewer than `run` intervals between them.
+    /// (To lose a whole beat to the grid in fewer intervals than a run, the music would have to lie
+    /// more than 1/`run` off its tempo, about 3 %, beside runs that say it keeps the tempo within a
+    /// fraction of a per cent; the median of a few intervals around a stray beat is no tempo.)
     static func detourBetween(_ runs: [Range<Int>], tracked: [Double], period: Double, run: Int) -> Bool {
         guard runs.count >= 2, period > 0 else { return false }
         let ratios = [1.0] + GridFitter.beatTimeRatios
@@ -289,7 +290,9 @@ struct GridModelSelector: Sendable {
             let median = GridFitter.median(intervals[...])
             guard median > 0 else { return true }
             let offPulse = ratios.map { abs(log(median / (period * $0))) }.min() ?? 0
-            return offPulse <= detourTempo || offPulse >= oneTempo
+            // A drift wobbles about the grid's own tempo, by up to its whole swing.
+            let offOwnPulse = abs(log(median / period))
+            return offPulse <= detourTempo || (offPulse >= oneTempo && offOwnPulse >= driftSwing)
         }
     }
 
@@ -298,6 +301,14 @@ struct GridModelSelector: Sendable {
     /// median interval within 1.3 % of the grid's, most within 0.5 %) and the 2.9 % and more by which a
     /// drift's beats between its crests lie off a grid at the crest.
     static let detourTempo = 0.02
+
+    /// How far (in log tempo) the tracked beats between two runs on one grid must lie from the grid's
+    /// own pulse to be a tracker's detour at another tempo rather than a drift: 8 %, beyond a drift's
+    /// whole swing. A drift of ±3 % holds a grid at its crest, and the beats between two crests lie up
+    /// to the swing (6 %) off that grid; with only ``oneTempo`` (4 %) asked, two drifting composed
+    /// copies whose gaps lay 4.2 % off were read as detours and mapped as one grid (session 63). Near
+    /// the other metrical ratios a drift does not lie, and ``oneTempo`` still separates them.
+    static let driftSwing = 0.08
 
     /// Whether `single` carries at least as much onset strength as each of `pieces` at another tempo
     /// (over ``oneTempo`` from it) does at its own points, over that piece's span; `false` when no
