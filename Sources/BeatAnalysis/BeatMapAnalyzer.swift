@@ -159,15 +159,7 @@ public struct BeatMapAnalyzer: Sendable {
             (fit, taken) = Self.takingFixes(fit, onsets: onsets, audio: audio, path: audioURL.path)
         }
         // The meter and bar phase, over the fitted beats.
-        var bars = Self.bars(fit, analysis: analysis, forced: options.beatsPerBar, drums: drums)
-        // Followed beats and a ramp's reaching back as a grid's do, the bars counted on through the
-        // beats added before the first.
-        let reached = GridFitter(options: options.grid).reachingBack(fit, duration: analysis.duration)
-        if reached.beats.count != fit.beats.count {
-            let added = fit.beats.first.flatMap { reached.beats.firstIndex(of: $0) } ?? 0
-            bars = bars?.shifted(by: added)
-            fit = reached
-        }
+        let bars = Self.bars(fit, analysis: analysis, forced: options.beatsPerBar, drums: drums)
         var provenance = provenance(analysis, fit)
         if let bars, case .object(var object) = provenance {
             object["bars"] = BarLayout.provenance(bars)

@@ -79,21 +79,4 @@ struct BarSectionTests {
         // one), then bars of four again from the new downbeat.
         #expect(BarPositions.positions(of: map) == [1, 2, 3, 4, 1, 2, 3, 4, 1, 1, 2, 3])
     }
-
-    @Test("bars over beats with beats put before them count back from the first beat's place in its bar")
-    func shiftedBars() {
-        // 4/4 whose first downbeat is the second beat: the first beat is the fourth of its bar.
-        let estimate = BarEstimate(beatsPerBar: 4, firstDownbeat: 1, phaseConfidence: 0.9, meterConfidence: 0.9)
-        let shifted = estimate.shifted(by: 2)
-        #expect(shifted.firstDownbeat == 3)
-        #expect((0..<12).filter(shifted.isDownbeat) == [3, 7, 11])
-        #expect((0..<10).filter(estimate.isDownbeat).map { $0 + 2 } == [3, 7, 11])
-        // A section from the first beat sets its place; later sections move with the beats.
-        var sectioned = estimate
-        sectioned.sections = [BarSection(start: 0, position: 2), BarSection(start: 9, position: 0)]
-        let moved = sectioned.shifted(by: 3)
-        #expect(moved.sections == [BarSection(start: 3, position: 2), BarSection(start: 12, position: 0)])
-        #expect((0..<16).filter(moved.isDownbeat) == [1, 5, 9, 12])
-        #expect(estimate.shifted(by: 0) == estimate)
-    }
 }

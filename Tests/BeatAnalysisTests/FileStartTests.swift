@@ -65,30 +65,4 @@ struct FileStartTests {
         let untouched = [FittedSegment(bpm: 125, firstBeat: 0.001, beats: [0.001, 0.481])]
         #expect(GridFitter.startingAtZero(untouched) == untouched)
     }
-
-    @Test("followed beats reach back as a grid's do, to an intro that already sounds")
-    func followedBeatsReachBack() {
-        let fitter = GridFitter()
-        let tracked = [1.0, 1.5, 2.0, 2.5, 3.0]
-        // The first onset at 0.9 s in sound that starts the file: beats from 0 s.
-        #expect(fitter.reachingBack(tracked, span: 0.9...3.0, sounding: 0...4.1) == [0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
-        // Where nothing sounds before the first onset, they stay.
-        #expect(fitter.reachingBack(tracked, span: 0.9...3.0, sounding: 0.9...3.1) == tracked)
-    }
-
-    @Test("a followed map reaches back at the end of the analysis; a grid's map is laid out already")
-    func followedMapReachesBack() throws {
-        let fitter = GridFitter()
-        let tracked = [1.0, 1.5, 2.0, 2.5, 3.0]
-        let followed = GridFit(
-            segments: fitter.perBeatSegments(tracked), beats: tracked, method: .follow, confidence: 1, score: 5,
-            alternatives: [], span: 0.9...3.0, sounding: 0...3.1)
-        let reached = fitter.reachingBack(followed, duration: 5)
-        #expect(reached.beats == [0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
-        #expect(reached.segments.count == 7)
-        #expect(reached.segments.first?.firstBeat == 0)
-        var grid = followed
-        grid.method = .gridConstant
-        #expect(fitter.reachingBack(grid, duration: 5) == grid)
-    }
 }

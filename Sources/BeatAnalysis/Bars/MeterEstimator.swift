@@ -34,19 +34,6 @@ public struct BarEstimate: Sendable, Equatable {
         self.runnerUp = runnerUp
     }
 
-    /// The same bars over the same beats with `count` beats put before them: every index `count` on,
-    /// and the beats put before counted back from the first beat's place in its bar.
-    func shifted(by count: Int) -> BarEstimate {
-        guard count > 0, beatsPerBar > 0 else { return self }
-        let bar = beatsPerBar
-        // Where the first beat stood in its bar (0: a downbeat).
-        let first = sections.first(where: { $0.start == 0 })?.position ?? ((bar - firstDownbeat % bar) % bar)
-        var result = self
-        result.firstDownbeat = ((count - first) % bar + bar) % bar
-        result.sections = sections.map { BarSection(start: $0.start + count, position: $0.position) }
-        return result
-    }
-
     /// Whether beat `index` is a downbeat.
     public func isDownbeat(_ index: Int) -> Bool {
         if let section = sections.last(where: { $0.start <= index }) {

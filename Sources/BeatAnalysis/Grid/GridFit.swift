@@ -106,10 +106,6 @@ public struct GridFit: Sendable, Equatable {
     public var alternatives: [MetricAlternative]
     /// The first and last musical onset: the span the beats cover.
     public var span: ClosedRange<Double>
-    /// Where the audio sounds (from its first sound to where it dies away), when read: a grid's
-    /// beats reach back to an intro that already sounds and on to a ringing ending
-    /// (``GridFitter/layoutStart(span:sounding:firstPeriod:)``).
-    public var sounding: ClosedRange<Double>? = nil
 
     /// Set when the tracked beats stood out less than music's usually do and the map was made because
     /// the onsets repeat one beat later (a dense mix whose every eighth is as loud as its beat).

@@ -171,7 +171,7 @@ public struct GridFitter: Sendable {
         return GridFit(
             segments: laid.segments, beats: beats, method: method(of: choice.model, segments: laid.segments),
             confidence: confidence, score: laid.score, alternatives: laid.alternatives, span: span,
-            sounding: sounding, weakBeat: choice.weakBeat, steadySound: steadySound)
+            weakBeat: choice.weakBeat, steadySound: steadySound)
     }
 
     // MARK: Tracking

@@ -53,39 +53,6 @@ extension GridFitter {
         return max(0, min(start, sounding.lowerBound - 0.25 * firstPeriod))
     }
 
-    /// `beats` (followed one by one, in time order) reaching back as a grid's do, to
-    /// ``layoutStart(span:sounding:firstPeriod:)`` (a quarter beat before an intro that already sounds,
-    /// or 50 ms before the music's first onset), each beat added one local interval before the next:
-    /// the median of the first four intervals. The tracker puts no beat before the first onset it can
-    /// hear, where a grid reaches back: a song followed one by one lost its first beat (and often its
-    /// first downbeat) where its first note starts softly, as about half of the 254 warped train copies
-    /// of the composed songs that are followed or ramped did. The end is left as tracked: there the
-    /// tracked beats already reach as far as a grid's, and the beats a ringing ending would add fell
-    /// after the last beat of the song (session 63).
-    func reachingBack(_ beats: [Double], span: ClosedRange<Double>, sounding: ClosedRange<Double>?) -> [Double] {
-        guard beats.count >= 2, let first = beats.first else { return beats }
-        let intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }
-        let interval = Self.median(intervals.prefix(4))
-        guard interval > 0 else { return beats }
-        let earliest = Self.earliestBeat(start: Self.layoutStart(span: span, sounding: sounding, firstPeriod: interval))
-        let before = max(0, Int(((first - earliest) / interval).rounded(.down)))
-        return (0..<before).reversed().map { first - Double($0 + 1) * interval } + beats
-    }
-
-    /// `fit` with its beats, where they are followed one by one or a ramp's, reaching back as a
-    /// grid's do (``reachingBack(_:span:sounding:)``), each added beat a segment of its own; a grid's
-    /// fit as it is. Done last, once every reading of the beats is made (the level, the half beat, the
-    /// audio's own fixes), so that the beats it adds decide nothing.
-    func reachingBack(_ fit: GridFit, duration: Double) -> GridFit {
-        guard fit.method == .follow || fit.method == .ramp else { return fit }
-        let beats = reachingBack(fit.beats, span: fit.span, sounding: fit.sounding)
-        guard beats.count > fit.beats.count else { return fit }
-        var result = fit
-        result.segments = Self.startingAtZero(followed(beats, duration: duration))
-        result.beats = result.segments.flatMap(\.beats)
-        return result
-    }
-
     /// The earliest beat the layout keeps when its first segment starts at `start`
     /// (``layoutStart(span:sounding:firstPeriod:)``): music that starts at the file's start keeps grid
     /// points a little before 0 s for now (``startReach``), so that the transients can still move them,
