@@ -42,7 +42,6 @@ from scipy.optimize import minimize
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 OUT = os.path.join(ROOT, 'tools', 'learned', 'out', 'bars')
 SONGS = os.path.join(ROOT, 'tools', 'learned', 'out', 'songs')
-FREEDOOM = os.path.join(ROOT, 'corpus', 'freedoom')
 SWIFT = os.path.join(ROOT, 'Sources', 'BeatAnalysis', 'Bars', 'BarTemplateWeights.swift')
 NAMES = ['kick', 'bass', 'harmony1', 'harmony2']   # BarFeatures' features, in its order
 METER = 4
@@ -56,14 +55,19 @@ def tracks():
     result = []
     manifest = json.load(open(os.path.join(ROOT, 'corpus', 'manifest.json')))
     for t in manifest['tracks']:
-        if t['part'] in ('midi', 'lmms', 'warped') and t.get('downbeats'):
-            song = t['source'] if t['part'] == 'warped' and t.get('source') else t['song']
+        if t['part'] in ('midi', 'lmms', 'warped', 'rewarped') and t.get('downbeats'):
+            song = t['song']   # a warped copy's is its source song's: the copies go in its fold
             base = os.path.join(ROOT, 'corpus', t['path'][:-4])
             result.append(('corpus/' + t['path'][:-4], base + '.wav', base, 'corpus-' + t['split'], song))
-    if os.path.exists(os.path.join(FREEDOOM, 'index.json')):
-        for t in json.load(open(os.path.join(FREEDOOM, 'index.json')))['songs']:
-            base = os.path.join(FREEDOOM, t['path'][:-4])
-            result.append(('freedoom/' + t['song'], base + '.wav', base, 'freedoom-' + t['split'], t['song']))
+    for name in ('freedoom', 'modules', 'fof'):
+        folder = os.path.join(ROOT, 'corpus', name)
+        if not os.path.exists(os.path.join(folder, 'index.json')):
+            continue
+        for t in json.load(open(os.path.join(folder, 'index.json')))['songs']:
+            if not t.get('downbeats'):
+                continue
+            base = os.path.join(folder, t['path'][:-4])
+            result.append((f"{name}/{t['song']}", base + '.wav', base, f"{name}-{t['split']}", t['song']))
     if os.path.exists(os.path.join(SONGS, 'index.json')):
         for t in json.load(open(os.path.join(SONGS, 'index.json')))['songs']:
             name = os.path.basename(t['path'])[:-4]
