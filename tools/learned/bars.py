@@ -27,7 +27,12 @@ A song counts where 80 % of its map's beats are within 70 ms of a truth beat and
 4; its true phase is the one that puts the most of the map's beats on truth downbeats.
 
   tools/learned/out/venv/bin/python3 tools/learned/bars.py features --beatmap .build/release/beatmap
-  tools/learned/out/venv/bin/python3 tools/learned/bars.py fit [--penalty 10] [--export]
+  tools/learned/out/venv/bin/python3 tools/learned/bars.py fit [--penalty 10] [--pool wider] [--balance] [--export]
+
+Session 66: `fit` also reads the corpus's rewarped copies, the tracker modules and Frets on Fire
+(their train songs) and prints every train group's phase accuracy, out of fold for the groups it
+fits; `--pool wider` fits them too, `--balance` weighs each source's songs alike. A corpus copy now
+shares its source song's fold (before, the copies' song key differed from their source's).
 """
 import argparse
 import json
@@ -46,6 +51,9 @@ SWIFT = os.path.join(ROOT, 'Sources', 'BeatAnalysis', 'Bars', 'BarTemplateWeight
 NAMES = ['kick', 'bass', 'harmony1', 'harmony2']   # BarFeatures' features, in its order
 METER = 4
 POOL = ('corpus-train', 'freedoom-train', 'composed-even')
+# Since session 66 also the corpus's rewarped train copies, the tracker modules' and Frets on Fire's train songs.
+WIDER = POOL + ('rewarped-train', 'modules-train', 'fof-train')
+TRAIN = WIDER
 FOLDS = 5
 MARGIN = 0.06   # BarTemplate.noiseMargin: the encodings' spread of a score difference, twice
 
@@ -58,7 +66,8 @@ def tracks():
         if t['part'] in ('midi', 'lmms', 'warped', 'rewarped') and t.get('downbeats'):
             song = t['song']   # a warped copy's is its source song's: the copies go in its fold
             base = os.path.join(ROOT, 'corpus', t['path'][:-4])
-            result.append(('corpus/' + t['path'][:-4], base + '.wav', base, 'corpus-' + t['split'], song))
+            group = ('rewarped-' if t['part'] == 'rewarped' else 'corpus-') + t['split']
+            result.append(('corpus/' + t['path'][:-4], base + '.wav', base, group, song))
     for name in ('freedoom', 'modules', 'fof'):
         folder = os.path.join(ROOT, 'corpus', name)
         if not os.path.exists(os.path.join(folder, 'index.json')):
@@ -172,17 +181,28 @@ def hand_read(values):
     return likeliest, best
 
 
-def fit_weights(rows, penalty):
-    data = [(phase_rows(r['means']), r['phase']) for r in rows]
+def group_weights(rows, balance):
+    """Each row's weight in the likelihood: 1, or with `balance` each group's songs together as much as
+    any other group's (the mean weight still 1), so that one source's style does not outweigh the rest."""
+    if not balance:
+        return [1.0] * len(rows)
+    sizes = {}
+    for r in rows:
+        sizes[r['group']] = sizes.get(r['group'], 0) + 1
+    return [len(rows) / (len(sizes) * sizes[r['group']]) for r in rows]
+
+
+def fit_weights(rows, penalty, balance=False):
+    data = [(phase_rows(r['means']), r['phase'], weight) for r, weight in zip(rows, group_weights(rows, balance))]
 
     def objective(w):
         loss, grad = penalty * (w @ w), 2 * penalty * w
-        for x, truth in data:
+        for x, truth, weight in data:
             s = x @ w
             p = np.exp(s - s.max())
             p /= p.sum()
-            loss -= np.log(p[truth] + 1e-300)
-            grad -= x[truth] - p @ x
+            loss -= weight * np.log(p[truth] + 1e-300)
+            grad -= weight * (x[truth] - p @ x)
         return loss, grad
     return minimize(objective, np.zeros(len(NAMES) * METER), jac=True, method='L-BFGS-B').x
 
@@ -208,15 +228,22 @@ def table(rows, pick, groups):
 
 
 def fit(args):
-    rows = songs(POOL + ('composed-odd',))
-    pool = [r for r in rows if r['group'] in POOL]
-    names = sorted({r['song'] for r in pool})
+    groups = WIDER if args.pool == 'wider' else POOL
+    rows = songs(TRAIN + ('composed-odd',))
+    pool = [r for r in rows if r['group'] in groups]
+    names = sorted({r['song'] for r in rows if r['group'] in TRAIN})
     fold = {s: i % FOLDS for i, s in enumerate(names)}
-    models = [fit_weights([r for r in pool if fold[r['song']] != k], args.penalty) for k in range(FOLDS)]
-    whole = fit_weights(pool, args.penalty)
-    print(f'penalty {args.penalty}; out of fold in the pool, the whole pool\'s fit on the odd composed songs')
-    table(rows, lambda r: choose(r, models[fold[r['song']]] if r['song'] in fold else whole),
-          POOL + ('composed-odd',))
+    models = [fit_weights([r for r in pool if fold[r['song']] != k], args.penalty, args.balance) for k in range(FOLDS)]
+    whole = fit_weights(pool, args.penalty, args.balance)
+    print(f'penalty {args.penalty}, pool {args.pool}{", groups balanced" if args.balance else ""}; '
+          'out of fold in the pool, the whole pool\'s fit on the other groups')
+
+    def pick(r):
+        return choose(r, models[fold[r['song']]] if r['group'] in groups and r['song'] in fold else whole)
+    table(rows, pick, TRAIN + ('composed-odd',))
+    train = [r for r in rows if r['group'] in TRAIN]
+    print(f"all train groups: {100 * sum(pick(r) == r['phase'] for r in train) / len(train):.1f}% of {len(train)}; "
+          f"mean over groups {np.mean([np.mean([pick(r) == r['phase'] for r in train if r['group'] == g]) for g in TRAIN]) * 100:.1f}%")
     print('weights (rows: ' + ', '.join(NAMES) + '; columns: positions 1-4 of the bar)')
     for name, row in zip(NAMES, whole.reshape(len(NAMES), METER)):
         print(f'  {name:<10}' + ' '.join(f'{v:+.4f}' for v in row))
@@ -253,9 +280,10 @@ def read_exported():
 
 
 def evaluate(args):
-    groups = POOL + ('composed-odd',)
+    groups = TRAIN + ('composed-odd',)
     if args.split == 'validation':
-        groups += ('corpus-validation', 'freedoom-validation')
+        groups += ('corpus-validation', 'rewarped-validation', 'freedoom-validation', 'modules-validation',
+                   'fof-validation')
     w = read_exported()
     print('exported weights (in-sample on the pool)')
     table(songs(groups), lambda r: choose(r, w), groups)
@@ -271,6 +299,9 @@ def main():
     t = sub.add_parser('fit')
     t.add_argument('--penalty', type=float, default=10.0)
     t.add_argument('--export', action='store_true')
+    t.add_argument('--pool', choices=['session34', 'wider'], default='session34',
+                   help='the sources fitted: session 34\'s (the shipped weights\') or WIDER')
+    t.add_argument('--balance', action='store_true', help="each source's songs weigh as much as another's")
     e = sub.add_parser('evaluate')
     e.add_argument('--split', choices=['train', 'validation'], default='train')
     args = parser.parse_args()
