@@ -164,4 +164,46 @@ struct SnareLevelTests {
         var again = Self.snareFrames(beats, on: [1])
         #expect(GridFitter(options: options).snareLevel(pieceBeats: beats, frames: &again, frameDuration: 0.01) == nil)
     }
+
+    /// Beats that drift about `centre` BPM by `depth` (a fraction) over a period of 64 beats.
+    static func drifting(centre: Double, depth: Double, count: Int) -> [Double] {
+        var beats = [1.0]
+        for index in 1..<count {
+            let bpm = centre * (1 + depth * sin(2 * Double.pi * Double(index) / 64))
+            beats.append(beats[index - 1] + 60 / bpm)
+        }
+        return beats
+    }
+
+    @Test("followed beats are halved on the snare only where the prior prefers half at their slowest and fastest tempo")
+    func followedBeats() throws {
+        // Hip-hop at 88 read at 176, drifting ±4 %: the prior prefers half all along (over 154.9 BPM).
+        let fast = Self.drifting(centre: 176, depth: 0.04, count: 256)
+        var frames = Self.snareFrames(fast, on: [1])
+        let halved = try #require(
+            GridFitter().snareLevel(pieceBeats: fast, frames: &frames, frameDuration: 0.01, holdingAlong: true))
+        #expect(halved.level == .half)
+        #expect(halved.beats == stride(from: 1, to: fast.count, by: 2).map { fast[$0] })
+        // A metal song at 157 with a half-time snare, drifting ±4 % (151–163 BPM): the prior would halve
+        // it at its median tempo, but not at its slowest, so followed beats keep their level...
+        let metal = Self.drifting(centre: 157, depth: 0.04, count: 256)
+        let slowest = try #require(GridFitter.localTempi(metal).min())
+        #expect(slowest < 154)
+        var again = Self.snareFrames(metal, on: [1])
+        #expect(
+            GridFitter().snareLevel(pieceBeats: metal, frames: &again, frameDuration: 0.01, holdingAlong: true) == nil)
+        // ...while a ramp's beats (no hold) are read on their median interval alone.
+        var ramp = Self.snareFrames(metal, on: [1])
+        #expect(GridFitter().snareLevel(pieceBeats: metal, frames: &ramp, frameDuration: 0.01)?.level == .half)
+    }
+
+    @Test("local tempi are read over runs of eight intervals; one slipped interval does not move them")
+    func localTempi() throws {
+        var beats = (0..<40).map { Double($0) * 0.5 }
+        #expect(GridFitter.localTempi(beats) == [Double](repeating: 120, count: 32))
+        // One beat late by a quarter beat: one long and one short interval, each outvoted in its run.
+        beats[20] += 0.125
+        #expect(GridFitter.localTempi(beats).allSatisfy { abs($0 - 120) < 1e-9 })
+        #expect(GridFitter.localTempi(Array(beats.prefix(8))).isEmpty)
+    }
 }

@@ -101,17 +101,47 @@ extension GridFitter {
     /// stands for the grid's period, every other beat (of the snare's parity) is kept to halve them,
     /// the midpoints are put in to double them. The beats and the level against theirs; `nil` to keep
     /// them.
-    func snareLevel(pieceBeats beats: [Double], frames: inout DrumFrames, frameDuration: Double)
-        -> (beats: [Double], level: MetricLevel)?
-    {
+    ///
+    /// `holdingAlong` (followed beats, session 66): the tempo prior that chooses between the snare's
+    /// two readings must choose alike at the beats' slowest and fastest local tempo
+    /// (``localTempi(_:)``), not only at their median; where a drifting tempo lies across the prior's
+    /// boundary (154.9 BPM for halving, 77.4 for doubling), the beats keep their level. A ramp's and
+    /// a step's beats are read at their median alone.
+    func snareLevel(
+        pieceBeats beats: [Double], frames: inout DrumFrames, frameDuration: Double, holdingAlong: Bool = false
+    ) -> (beats: [Double], level: MetricLevel)? {
         guard options.forcedBPM == nil, beats.count >= 8, let first = beats.first else { return nil }
         let interval = BeatSequence(beats: beats).medianInterval
         guard interval > 0 else { return nil }
         let segment = FittedSegment(bpm: 60 / interval, firstBeat: first, beats: beats)
-        return snareLevel([segment], frames: &frames, frameDuration: frameDuration).map {
-            ($0.segment.beats, $0.level)
+        guard let switched = snareLevel([segment], frames: &frames, frameDuration: frameDuration) else { return nil }
+        // The tempo prior chooses between the two readings of the snare; for followed beats it must
+        // choose alike at their slowest and fastest local tempo.
+        let local = holdingAlong ? Self.localTempi(beats) : []
+        if let slowest = local.min(), let fastest = local.max() {
+            switch switched.level {
+            case .half: guard prefers(slowest / 2, to: slowest), prefers(fastest / 2, to: fastest) else { return nil }
+            case .double: guard prefers(slowest * 2, to: slowest), prefers(fastest * 2, to: fastest) else { return nil }
+            default: break
+            }
+        }
+        return (switched.segment.beats, switched.level)
+    }
+
+    /// The tempo (BPM) of each run of ``localTempoBeats`` consecutive intervals of `beats`, by their
+    /// median interval: the piece's local tempi, a slip's single long or short interval left out.
+    static func localTempi(_ beats: [Double]) -> [Double] {
+        let intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }
+        guard intervals.count >= localTempoBeats else { return [] }
+        return (0...(intervals.count - localTempoBeats)).compactMap { start in
+            let run = intervals[start..<(start + localTempoBeats)].sorted()
+            let median = run[run.count / 2]
+            return median > 0 ? 60 / median : nil
         }
     }
+
+    /// The intervals a local tempo is read over: two bars of 4/4.
+    static let localTempoBeats = 8
 
     /// Tempo segments (grids, in time order) at the level the snare asks for, with that level where
     /// every piece of music among them moved alike; `nil` where none moved. A tempo change within the

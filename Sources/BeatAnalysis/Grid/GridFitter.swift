@@ -145,11 +145,14 @@ public struct GridFitter: Sendable {
                 }
                 laid.segments = switched.segments
             }
-            // A ramp's beats likewise: one tempo curve is one piece of music.
-            if case .ramp = choice.model {
+            // A ramp's beats likewise: one tempo curve is one piece of music. Followed beats too
+            // (session 66), where the tempo prior decides alike along them.
+            if choice.model.followsBeatByBeat {
                 let beats = laid.segments.flatMap(\.beats)
                 if let switched = sharedDrums.reading({
-                    snareLevel(pieceBeats: beats, frames: &$0, frameDuration: envelope.hopDuration)
+                    snareLevel(
+                        pieceBeats: beats, frames: &$0, frameDuration: envelope.hopDuration,
+                        holdingAlong: !choice.model.isRamp)
                 }) {
                     // A level switched: the beats' median interval is positive.
                     let bpm = 60 / BeatSequence(beats: beats).medianInterval

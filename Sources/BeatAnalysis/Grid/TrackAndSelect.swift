@@ -270,4 +270,10 @@ extension GridModel {
         if case .grid = self { return false }
         return true
     }
+
+    /// Whether the model is one tempo curve (``TempoRamp``).
+    var isRamp: Bool {
+        if case .ramp = self { return true }
+        return false
+    }
 }
