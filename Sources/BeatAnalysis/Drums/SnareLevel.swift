@@ -105,8 +105,8 @@ extension GridFitter {
     /// `holdingAlong` (followed beats, session 66): the tempo prior that chooses between the snare's
     /// two readings must choose alike at the beats' slowest and fastest local tempo
     /// (``localTempi(_:)``), not only at their median; where a drifting tempo lies across the prior's
-    /// boundary (154.9 BPM for halving, 77.4 for doubling), the beats keep their level. A ramp's and
-    /// a step's beats are read at their median alone.
+    /// boundary (at the default limits 154.9 BPM for halving, 77.4 for doubling), the beats keep their
+    /// level. A ramp's and a step's beats are read at their median alone.
     func snareLevel(
         pieceBeats beats: [Double], frames: inout DrumFrames, frameDuration: Double, holdingAlong: Bool = false
     ) -> (beats: [Double], level: MetricLevel)? {
