@@ -175,7 +175,7 @@ struct SnareLevelTests {
         return beats
     }
 
-    @Test("followed beats are halved on the snare only where the prior prefers half at their slowest and fastest tempo")
+    @Test("followed beats are halved on the snare where the prior prefers half at both ends of their tempo")
     func followedBeats() throws {
         // Hip-hop at 88 read at 176, drifting ±4 %: the prior prefers half all along (over 154.9 BPM).
         let fast = Self.drifting(centre: 176, depth: 0.04, count: 256)
@@ -187,7 +187,7 @@ struct SnareLevelTests {
         // A metal song at 157 with a half-time snare, drifting ±4 % (151–163 BPM): the prior would halve
         // it at its median tempo, but not at its slowest, so followed beats keep their level...
         let metal = Self.drifting(centre: 157, depth: 0.04, count: 256)
-        let slowest = try #require(GridFitter.localTempi(metal).min())
+        let slowest = try #require(GridFitter.localTempoSpread(metal)?.slow)
         #expect(slowest < 154)
         var again = Self.snareFrames(metal, on: [1])
         #expect(
@@ -197,13 +197,34 @@ struct SnareLevelTests {
         #expect(GridFitter().snareLevel(pieceBeats: metal, frames: &ramp, frameDuration: 0.01)?.level == .half)
     }
 
-    @Test("local tempi are read over runs of eight intervals; one slipped interval does not move them")
+    @Test("local tempi are read over windows of nine intervals; one slipped interval does not move them")
     func localTempi() throws {
         var beats = (0..<40).map { Double($0) * 0.5 }
-        #expect(GridFitter.localTempi(beats) == [Double](repeating: 120, count: 32))
-        // One beat late by a quarter beat: one long and one short interval, each outvoted in its run.
+        // 39 intervals, of which the four at either end have no whole window.
+        #expect(GridFitter.localTempi(beats) == [Double](repeating: 120, count: 31))
+        // One beat late by a quarter beat: one long and one short interval, each outvoted in its window.
         beats[20] += 0.125
         #expect(GridFitter.localTempi(beats).allSatisfy { abs($0 - 120) < 1e-9 })
-        #expect(GridFitter.localTempi(Array(beats.prefix(8))).isEmpty)
+        #expect(GridFitter.localTempi(Array(beats.prefix(9))).isEmpty)
+        #expect(GridFitter.localTempoSpread(Array(beats.prefix(9))) == nil)
+    }
+
+    @Test("the spread of local tempi leaves out a few bars at another level")
+    func localTempoSpread() throws {
+        // 96 beats at 160 BPM, eight of them at 80, as a tracker that ran at half the tempo for two
+        // bars gives them: those bars' eight local tempi are under a tenth of the piece's 87.
+        var beats = [1.0]
+        for index in 1..<96 { beats.append(beats[index - 1] + (40..<48 ~= index ? 0.75 : 0.375)) }
+        let local = GridFitter.localTempi(beats)
+        #expect(abs((local.min() ?? 0) - 80) < 1e-9)
+        let spread = try #require(GridFitter.localTempoSpread(beats))
+        #expect(abs(spread.slow - 160) < 1e-9)
+        #expect(abs(spread.fast - 160) < 1e-9)
+        // The snare asks for half: the extremes would hold the beats (80 BPM is under the boundary);
+        // the spread lets them be halved.
+        var frames = Self.snareFrames(beats, on: [1])
+        let halved = try #require(
+            GridFitter().snareLevel(pieceBeats: beats, frames: &frames, frameDuration: 0.01, holdingAlong: true))
+        #expect(halved.level == .half)
     }
 }

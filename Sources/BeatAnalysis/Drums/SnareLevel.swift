@@ -102,11 +102,11 @@ extension GridFitter {
     /// the midpoints are put in to double them. The beats and the level against theirs; `nil` to keep
     /// them.
     ///
-    /// `holdingAlong` (followed beats, session 66): the tempo prior that chooses between the snare's
-    /// two readings must choose alike at the beats' slowest and fastest local tempo
-    /// (``localTempi(_:)``), not only at their median; where a drifting tempo lies across the prior's
-    /// boundary (at the default limits 154.9 BPM for halving, 77.4 for doubling), the beats keep their
-    /// level. A ramp's and a step's beats are read at their median alone.
+    /// `holdingAlong` (followed beats, sessions 66 and 67): the tempo prior that chooses between the
+    /// snare's two readings must choose alike at the slow and the fast end of the beats' local tempi
+    /// (``localTempoSpread(_:)``), not only at their median; where a drifting tempo lies across the
+    /// prior's boundary (at the default limits 154.9 BPM for halving, 77.4 for doubling), the beats
+    /// keep their level. A ramp's and a step's beats are read at their median alone.
     func snareLevel(
         pieceBeats beats: [Double], frames: inout DrumFrames, frameDuration: Double, holdingAlong: Bool = false
     ) -> (beats: [Double], level: MetricLevel)? {
@@ -116,9 +116,9 @@ extension GridFitter {
         let segment = FittedSegment(bpm: 60 / interval, firstBeat: first, beats: beats)
         guard let switched = snareLevel([segment], frames: &frames, frameDuration: frameDuration) else { return nil }
         // The tempo prior chooses between the two readings of the snare; for followed beats it must
-        // choose alike at their slowest and fastest local tempo.
-        let local = holdingAlong ? Self.localTempi(beats) : []
-        if let slowest = local.min(), let fastest = local.max() {
+        // choose alike at the slow and the fast end of their local tempi.
+        if holdingAlong, let spread = Self.localTempoSpread(beats) {
+            let (slowest, fastest) = (spread.slow, spread.fast)
             switch switched.level {
             case .half: guard prefers(slowest / 2, to: slowest), prefers(fastest / 2, to: fastest) else { return nil }
             case .double: guard prefers(slowest * 2, to: slowest), prefers(fastest * 2, to: fastest) else { return nil }
@@ -128,20 +128,44 @@ extension GridFitter {
         return (switched.segment.beats, switched.level)
     }
 
-    /// The tempo (BPM) of each run of ``localTempoBeats`` consecutive intervals of `beats`, by their
-    /// median interval: the piece's local tempi, a slip's single long or short interval left out.
+    /// The slow and the fast end of the local tempi of `beats` (``localTempi(_:)``): their
+    /// ``localTempoPercentile``-th and its complement's percentiles, nearest rank; `nil` for fewer
+    /// beats than one run.
+    ///
+    /// Not their extremes: where the tracker ran at another level for a few bars, or doubled a fill,
+    /// those bars' local tempi lie an octave away from the drift, and would hold the beats at a level
+    /// the rest of the piece does not ask for (session 67).
+    static func localTempoSpread(_ beats: [Double]) -> (slow: Double, fast: Double)? {
+        let tempi = localTempi(beats).sorted()
+        guard !tempi.isEmpty else { return nil }
+        let last = Double(tempi.count - 1)
+        let slow = Int((last * localTempoPercentile / 100).rounded())
+        let fast = Int((last * (100 - localTempoPercentile) / 100).rounded())
+        return (tempi[slow], tempi[fast])
+    }
+
+    /// The percentile (of a hundred) that stands for the slow end of a piece's local tempi in
+    /// ``localTempoSpread(_:)``: a tenth of the piece may lie beyond each end. Chosen on the train
+    /// split's count of session 66: the followed copies that the extremes held at a level their truth
+    /// is not, by stretches an octave away, against those whose drift lies across the boundary.
+    static let localTempoPercentile = 10.0
+
+    /// The tempo (BPM) around each beat interval of `beats` whose window of ``localTempoRadius``
+    /// intervals on either side lies within them, by the window's median interval
+    /// (``localMedians(_:radius:)``): the piece's local tempi, a slip's single long or short
+    /// interval left out.
     static func localTempi(_ beats: [Double]) -> [Double] {
         let intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }
-        guard intervals.count >= localTempoBeats else { return [] }
-        return (0...(intervals.count - localTempoBeats)).compactMap { start in
-            let run = intervals[start..<(start + localTempoBeats)].sorted()
-            let median = run[run.count / 2]
-            return median > 0 ? 60 / median : nil
+        let radius = localTempoRadius
+        guard intervals.count > 2 * radius else { return [] }
+        return localMedians(intervals, radius: radius)[radius..<(intervals.count - radius)].compactMap {
+            $0 > 0 ? 60 / $0 : nil
         }
     }
 
-    /// The intervals a local tempo is read over: two bars of 4/4.
-    static let localTempoBeats = 8
+    /// The intervals on either side of one that its local tempo is read over: with it, nine, about
+    /// two bars of 4/4.
+    static let localTempoRadius = 4
 
     /// Tempo segments (grids, in time order) at the level the snare asks for, with that level where
     /// every piece of music among them moved alike; `nil` where none moved. A tempo change within the
