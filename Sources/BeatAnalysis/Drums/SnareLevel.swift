@@ -130,7 +130,7 @@ extension GridFitter {
 
     /// The slow and the fast end of the local tempi of `beats` (``localTempi(_:)``): their
     /// ``localTempoPercentile``-th and its complement's percentiles, nearest rank; `nil` for fewer
-    /// beats than one run.
+    /// beats than one whole window (ten).
     ///
     /// Not their extremes: where the tracker ran at another level for a few bars, or doubled a fill,
     /// those bars' local tempi lie an octave away from the drift, and would hold the beats at a level
