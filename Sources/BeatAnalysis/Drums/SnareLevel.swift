@@ -118,12 +118,9 @@ extension GridFitter {
         // The tempo prior chooses between the two readings of the snare; for followed beats it must
         // choose alike at the slow and the fast end of their local tempi.
         if holdingAlong, let spread = Self.localTempoSpread(beats) {
-            let (slowest, fastest) = (spread.slow, spread.fast)
-            switch switched.level {
-            case .half: guard prefers(slowest / 2, to: slowest), prefers(fastest / 2, to: fastest) else { return nil }
-            case .double: guard prefers(slowest * 2, to: slowest), prefers(fastest * 2, to: fastest) else { return nil }
-            default: break
-            }
+            let factor = switched.level.factor
+            guard prefers(spread.slow * factor, to: spread.slow), prefers(spread.fast * factor, to: spread.fast)
+            else { return nil }
         }
         return (switched.segment.beats, switched.level)
     }
