@@ -102,10 +102,12 @@ extension GridFitter {
     /// The beats of `choice`'s model over the music (step 7), with the score and metric alternatives the
     /// map records: each grid piece refined and laid out from the music's first onset to its last (a
     /// grid of no piece is `global`, refined against the onsets), a ramp's and followed beats one
-    /// segment per beat.
+    /// segment per beat. `drums` reads the kick plus snare at a time, for where a change in a drumless
+    /// passage goes (``layOut(_:novelty:span:sounding:duration:drums:)``).
     func laidOut(
         _ choice: ModelChoice, global: (grid: Grid, score: Double, alternatives: [MetricAlternative]),
-        _ context: TrackingContext, sounding: ClosedRange<Double>?, duration: Double
+        _ context: TrackingContext, sounding: ClosedRange<Double>?, duration: Double,
+        drums: (Double) -> Float? = { _ in nil }
     ) -> (segments: [FittedSegment], score: Double, alternatives: [MetricAlternative]) {
         let (novelty, matcher, span) = (context.novelty, context.matcher, context.span)
         var fittedSegments: [FittedSegment]
@@ -123,7 +125,8 @@ extension GridFitter {
                         span: lower...upper, grid: piece.grid, score: scored.score, alternatives: scored.alternatives))
             }
             chosen = (segments[0].grid, segments[0].score, segments[0].alternatives)
-            fittedSegments = layOut(segments, novelty: novelty, span: span, sounding: sounding, duration: duration)
+            fittedSegments = layOut(
+                segments, novelty: novelty, span: span, sounding: sounding, duration: duration, drums: drums)
         case .grid(let pieces):
             var grid = pieces.first?.grid ?? global.grid
             if pieces.isEmpty {

@@ -21,7 +21,7 @@ import Foundation
 ///    like the song's off-beats move onto its beat (``onTheSongsBeat(tracked:bands:lowBand:)``);
 ///    the model is then chosen again on the repaired beats, which one grid may now explain.
 /// 4. Each grid refined by least squares against the onsets (BPM to ≤ 0.01, phase to ≤ 1 ms on clicks)
-///    and laid over the music (``layOut(_:novelty:span:sounding:duration:)``).
+///    and laid over the music (``layOut(_:novelty:span:sounding:duration:drums:)``).
 /// 5. The beats put on the start of their transients (``TransientAlignment``), then moved onto the
 ///    drums where a learned kick and snare detector finds them clearly between the beats
 ///    (``DrumDetector/betterShift(of:frames:frameDuration:)``) or the beats on a pickup a sixteenth
@@ -108,9 +108,14 @@ public struct GridFitter: Sendable {
 
         // The model laid over the music (step 7), the beats put on their transients and, where the
         // drums sit clearly between them, moved onto the drums (step 8).
-        var laid = laidOut(
-            choice, global: (global.grid, global.score, global.alternatives), context, sounding: sounding,
-            duration: duration)
+        let hop = envelope.hopDuration
+        let globalFit = (global.grid, global.score, global.alternatives)
+        var laid =
+            sharedDrums?.reading { frames in
+                laidOut(choice, global: globalFit, context, sounding: sounding, duration: duration) {
+                    DrumDetector.strength(&frames, at: $0, frameDuration: hop)
+                }
+            } ?? laidOut(choice, global: globalFit, context, sounding: sounding, duration: duration)
         let placement = TransientPlacement(blockLevels: blockLevels, blockDuration: blockDuration, duration: duration)
         laid.segments = placement.aligned(laid.segments)
         if let sharedDrums {

@@ -8,9 +8,13 @@ extension GridFitter {
     /// The beats of each segment over its span, the first segment reaching back to the start of the
     /// music and the last to its end, with the change between two segments placed where the onsets
     /// fit best.
+    ///
+    /// `drums` reads the kick plus snare at a time (``DrumDetector/strength(_:at:frameDuration:)``,
+    /// `nil` where the drum frames do not reach): a change the onsets put inside a drumless passage
+    /// goes to the drums' return where both grids meet (``drumsReturn(from:since:to:change:over:drums:)``).
     func layOut(
         _ segments: [SegmentFit], novelty: Novelty, span: ClosedRange<Double>, sounding: ClosedRange<Double>?,
-        duration: Double
+        duration: Double, drums: (Double) -> Float? = { _ in nil }
     ) -> [FittedSegment] {
         let start = Self.layoutStart(span: span, sounding: sounding, firstPeriod: segments.first?.grid.period)
         var end = min(duration, span.upperBound + 0.05)
@@ -22,7 +26,7 @@ extension GridFitter {
         // Change times: where segment i+1's grid takes over.
         var cuts: [Double] = []
         for index in 0..<(segments.count - 1) {
-            cuts.append(bestCut(segments[index], segments[index + 1], novelty: novelty))
+            cuts.append(bestCut(segments[index], segments[index + 1], novelty: novelty, drums: drums))
         }
         let earliest = Self.earliestBeat(start: start)
         var result: [FittedSegment] = []
@@ -69,7 +73,7 @@ extension GridFitter {
     /// 0 s the beat is at most this far off its segment's grid, well inside `validate`'s `off-grid`
     /// tolerance (5 ms).
     static let startTolerance = 0.002
-    /// How far before 0 s ``layOut(_:novelty:span:sounding:duration:)`` keeps grid points, for the
+    /// How far before 0 s ``layOut(_:novelty:span:sounding:duration:drums:)`` keeps grid points, for the
     /// transient alignment to move (by up to 25 ms earlier or 12 ms later): ``startTolerance`` plus
     /// the most that alignment can move a beat later.
     static let startReach = startTolerance + TransientAlignment.searchRange.upperBound
@@ -147,15 +151,75 @@ extension GridFitter {
     }
 
     /// The beat of `next`'s grid, near the two segments' boundary, from which on the beats fit the
-    /// onsets best (``bestChange(from:to:over:novelty:)``).
-    func bestCut(_ current: SegmentFit, _ next: SegmentFit, novelty: Novelty) -> Double {
+    /// onsets best (``bestChange(from:to:over:novelty:)``), or where the drums return after it, when it
+    /// lies in a drumless passage (``drumsReturn(from:since:to:change:over:drums:)``).
+    func bestCut(
+        _ current: SegmentFit, _ next: SegmentFit, novelty: Novelty, drums: (Double) -> Float? = { _ in nil }
+    ) -> Double {
         let boundary = current.span.upperBound
         // Within 6 s of the boundary, and not beyond the middle of either segment.
         let lower = max(boundary - 6, (current.span.lowerBound + boundary) / 2)
         let upper = min(boundary + 6, (boundary + next.span.upperBound) / 2)
         let zone = min(lower, boundary)...max(upper, boundary)
-        return Self.bestChange(from: current.grid, to: next.grid, over: zone, novelty: novelty)?.change
-            ?? next.grid.time(next.grid.firstIndex(atOrAfter: boundary))
+        guard let change = Self.bestChange(from: current.grid, to: next.grid, over: zone, novelty: novelty)?.change
+        else { return next.grid.time(next.grid.firstIndex(atOrAfter: boundary)) }
+        return Self.drumsReturn(
+            from: current.grid, since: current.span.lowerBound, to: next.grid, change: change, over: zone,
+            drums: drums) ?? change
+    }
+
+    /// Kick plus snare (``DrumDetector/strength(_:at:frameDuration:)``) at which a drum is heard: the
+    /// detector's two probabilities sum to at least one half.
+    static let drumHeard: Float = 0.5
+
+    /// Where the drums return after `change` (a point of `after`'s grid in `zone`), when the change lies
+    /// in a drumless passage of music whose drums play at `before`'s tempo (session 69): the first
+    /// point of `after`'s grid in `zone` where `drums` hears a drum (``drumHeard``), when every point of
+    /// both grids from `change` to it hears none, `before`'s grid has a point there too (within
+    /// ``GridModelSelector/explainTolerance``: the beat continues across it, as across a real step), and
+    /// `before`'s points from `start` (its segment's) to the change hear a drum at
+    /// ``DrumDetector/minimumBeats`` or more (a drumless intro read at a tempo of its own is not the
+    /// drums' tempo); `nil` otherwise, or where the drum frames do not reach. In a drumless passage the
+    /// sparse instruments say little of which tempo plays, and the onsets' best change can land seconds
+    /// from the music's; where the drums come back on a beat both tempi share, the new tempo can start
+    /// without a jump.
+    static func drumsReturn(
+        from before: Grid, since start: Double, to after: Grid, change: Double, over zone: ClosedRange<Double>,
+        drums: (Double) -> Float?
+    ) -> Double? {
+        let last = after.lastIndex(atOrBefore: zone.upperBound)
+        var index = after.nearestIndex(to: change)
+        var silent = 0
+        while index <= last {
+            let time = after.time(index)
+            guard let heard = drums(time) else { return nil }
+            if heard < drumHeard {
+                silent += 1
+                index += 1
+                continue
+            }
+            // At least the change and the point after it are drumless: the change lies in a passage.
+            guard silent >= 2 else { return nil }
+            let meeting = before.time(before.nearestIndex(to: time))
+            guard abs(meeting - time) <= GridModelSelector.explainTolerance else { return nil }
+            let earlier = before.firstIndex(atOrAfter: change)
+            let upTo = before.nearestIndex(to: time) - 1
+            if upTo >= earlier {
+                for point in earlier...upTo {
+                    guard let heard = drums(before.time(point)), heard < drumHeard else { return nil }
+                }
+            }
+            // The earlier tempo is the drums' too: they are heard at enough of its points before the
+            // change.
+            var heardBefore = 0
+            var point = before.firstIndex(atOrAfter: start)
+            while point < earlier, heardBefore < DrumDetector.minimumBeats {
+                if (drums(before.time(point)) ?? 0) >= drumHeard { heardBefore += 1 }
+                point += 1
+            }
+            return heardBefore >= DrumDetector.minimumBeats ? time : nil
+        }
+        return nil
     }
 
     /// The onset strength `grid`'s points in `range` carry: the novelty at each, less `base`.

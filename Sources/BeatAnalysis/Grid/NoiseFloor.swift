@@ -4,7 +4,7 @@ import Foundation
 
 /// Where a recording ends in its own noise — tape hiss, a room, an audience — the level it falls to
 /// after the music, and how long it lies there. A rendered song ends in digital silence, and a ringing
-/// ending gets beats until its sound dies away (``GridFitter/layOut(_:novelty:span:sounding:duration:)``).
+/// ending gets beats until its sound dies away (``GridFitter/layOut(_:novelty:span:sounding:duration:drums:)``).
 /// A recording's sound never dies away: its noise kept it "sounding" to the end of the file, and beats
 /// were laid over seconds where nothing plays (docs/analyze-log.md, session 60). Only the end of the
 /// file is read: a stretch at the floor before or inside the music may be a quiet intro or passage of
