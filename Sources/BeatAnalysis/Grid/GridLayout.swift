@@ -200,12 +200,11 @@ extension GridFitter {
             }
             // At least the change and the point after it are drumless: the change lies in a passage.
             guard silent >= 2 else { return nil }
-            let meeting = before.time(before.nearestIndex(to: time))
-            guard abs(meeting - time) <= GridModelSelector.explainTolerance else { return nil }
+            let meeting = before.nearestIndex(to: time)
+            guard abs(before.time(meeting) - time) <= GridModelSelector.explainTolerance else { return nil }
             let earlier = before.firstIndex(atOrAfter: change)
-            let upTo = before.nearestIndex(to: time) - 1
-            if upTo >= earlier {
-                for point in earlier...upTo {
+            if meeting > earlier {
+                for point in earlier..<meeting {
                     guard let heard = drums(before.time(point)), heard < drumHeard else { return nil }
                 }
             }

@@ -44,7 +44,7 @@ struct JackCapture {
         guard let firstSample = capture.firstIndex(where: { $0 != 0 }) else {
             throw Mismatch(description: "the capture is silent")
         }
-        // The first cycle with sound begins at a period boundary of the capture.
+        // The capture's first frame with sound, found in the render by the stretch that starts there.
         var c = firstSample / channels
         guard let start = (0..<rendered).first(where: { stretchEqual(c, $0) }) else {
             throw Mismatch(description: "the capture's first sound (frame \(c)) is nowhere in the render")
@@ -71,7 +71,8 @@ struct JackCapture {
                 r = rendered
                 break
             }
-            guard let next = (1...16).map({ r + $0 * period }).first(where: { $0 < rendered && stretchEqual(c, $0) })
+            guard
+                let next = (1...16).lazy.map({ r + $0 * period }).first(where: { $0 < rendered && stretchEqual(c, $0) })
             else {
                 throw Mismatch(
                     description:
