@@ -175,14 +175,24 @@ struct PreviewCommandTests {
         #expect(text.contains(first), "\(text.prefix(300))")
     }
 
-    /// The JACK dummy server's period, in frames.
+    /// The JACK dummy server's period, in frames, for the terminal tests.
     static let jackPeriod = 256
 
-    /// Starts a JACK server with the dummy (paced) backend at `rate`; stop it with the returned process.
-    static func jackServer(rate: Int) throws -> (process: Process, name: String) {
+    /// The period for the capture test. The dummy backend paces cycles with a timer, and a wake-up later
+    /// than one period is an xrun, at which the recorder can miss a whole cycle. On the CI machine, busy
+    /// with the rest of the suite, 256 frames (5.3 ms) gave 19–78 xruns in 5 s; at 2048 frames (43 ms)
+    /// a wake-up must be eight times as late to count.
+    static let capturePeriod = 2048
+
+    /// Starts a JACK server with the dummy (paced) backend at `rate` and `period` frames; its messages
+    /// (one line per xrun) go to `log` when given. Stop it with the returned process.
+    static func jackServer(rate: Int, period: Int = jackPeriod, log: URL? = nil) throws -> (
+        process: Process, name: String
+    ) {
         let server = "beatmap-test-\(UUID().uuidString.prefix(8))"
+        let output = log.map { "'\($0.path)'" } ?? "/dev/null"
         let jack = try VirtualAudio.shell(
-            "exec jackd -n \(server) -d dummy -r \(rate) -p \(jackPeriod) >/dev/null 2>&1")
+            "exec jackd -n \(server) -d dummy -r \(rate) -p \(period) >\(output) 2>&1")
         let ready = try VirtualAudio.shell("JACK_DEFAULT_SERVER=\(server) jack_wait -w -t 10 >/dev/null 2>&1")
         ready.waitUntilExit()
         #expect(ready.terminationStatus == 0, "the JACK dummy server did not start")
@@ -209,7 +219,8 @@ struct PreviewCommandTests {
         let expected = try AudioFixtures.readWAV(folder.appendingPathComponent("span.wav"))
         #expect(expected.sampleRate == 48_000)
         try #require(expected.samples.count == 5 * 48_000 * 2)
-        let (jack, server) = try Self.jackServer(rate: 48_000)
+        let jackLog = folder.appendingPathComponent("jackd.log")
+        let (jack, server) = try Self.jackServer(rate: 48_000, period: Self.capturePeriod, log: jackLog)
         defer {
             jack.terminate()
             jack.waitUntilExit()
@@ -222,7 +233,7 @@ struct PreviewCommandTests {
             '\(CLI.binary.path)' preview song.beatmap.json --no-ui --verbose --device system --from 1 --to 6 --click-gain 0 \
               > played.txt 2> played.err &
             for i in $(seq 1 500); do jack_lsp 2>/dev/null | grep -q PortAudio:out_1 && break; sleep 0.01; done
-            jack_rec -f capture.wav -d 6 -b 32 PortAudio:out_0 PortAudio:out_1 >/dev/null 2>&1
+            jack_rec -f capture.wav -d 6 -b 32 -B 524288 PortAudio:out_0 PortAudio:out_1 > recorder.txt 2>&1
             wait
             """
         // jack_rec stores 32-bit integers: equal to the float render within 2⁻³¹.
@@ -230,10 +241,12 @@ struct PreviewCommandTests {
         // The capture must be the render bit for bit from its first sound to the span's end, then
         // silence. The dummy device paces its cycles with a timer; on a busy or jittery machine a late
         // wake-up is an xrun, at which jack_rec can miss one whole cycle: JackCapture allows the render
-        // to jump ahead by whole periods there, at most once per xrun the player reported. Up to three
-        // takes, one of which must pass: on a 2-core machine busy with other work the JACK graph itself
-        // once glitched 49 frames of one channel (1 ms, 167 k samples in), which no callback of ours can
-        // write — it fills both channels of every frame. Every take's findings are reported on failure.
+        // to jump ahead by whole periods there, at most once per xrun the player reported. jack_rec
+        // queues each frame's channels one sample at a time into a ring buffer its disk thread drains,
+        // and drops what does not fit (once 49 frames of one channel, on a busy machine): -B, in frames,
+        // makes the ring hold more than the whole capture, so a slow disk thread loses nothing. Up to
+        // three takes, one of which must pass; every take's findings, with the server's and the
+        // recorder's own counts, are reported on failure.
         var takes: [String] = []
         for _ in 1...3 {
             let run = try VirtualAudio.shell(script)
@@ -243,17 +256,23 @@ struct PreviewCommandTests {
             #expect(played.contains("decoder underruns 0;"), "\(played)")
             let xruns = try #require(
                 played.firstMatch(of: /output underflows (\d+)/).flatMap { Int($0.1) }, "no statistics: \(played)")
+            let recorder =
+                (try? String(contentsOf: folder.appendingPathComponent("recorder.txt"), encoding: .utf8))
+                .map { $0.split(separator: "\n").filter { $0.contains("overrun") }.joined(separator: "; ") } ?? ""
+            let serverXruns = ((try? String(contentsOf: jackLog, encoding: .utf8)) ?? "")
+                .split(separator: "\n").filter { $0.contains("XRun") }.count
+            let machine = "server xruns so far \(serverXruns); recorder: \(recorder.isEmpty ? "no overruns" : recorder)"
             let captured = try AudioFixtures.readWAV(folder.appendingPathComponent("capture.wav"))
             #expect(captured.sampleRate == 48_000)
             do {
                 let reading = try JackCapture(
-                    capture: captured.samples, render: expected.samples, channels: 2, period: Self.jackPeriod,
+                    capture: captured.samples, render: expected.samples, channels: 2, period: Self.capturePeriod,
                     same: same)
                 #expect(reading.framesHeard >= 2 * 48_000, "captured only \(reading.framesHeard) frames of the span")
                 if reading.jumps.count <= xruns { return }
-                takes.append("\(reading.jumps.count) missed stretches but \(xruns) xruns; \(played)")
+                takes.append("\(reading.jumps.count) missed stretches but \(xruns) xruns; \(machine); \(played)")
             } catch {
-                takes.append("\(error); \(played)")
+                takes.append("\(error); \(machine); \(played)")
             }
         }
         Issue.record("no take is the render: \(takes.joined(separator: " | "))")
