@@ -243,10 +243,10 @@ struct PreviewCommandTests {
         // wake-up is an xrun, at which jack_rec can miss one whole cycle: JackCapture allows the render
         // to jump ahead by whole periods there, at most once per xrun the player reported. jack_rec
         // queues each frame's channels one sample at a time into a ring buffer its disk thread drains,
-        // and drops what does not fit (once 49 frames of one channel, on a busy machine): -B, in frames,
-        // makes the ring hold more than the whole capture, so a slow disk thread loses nothing. Up to
-        // three takes, one of which must pass; every take's findings, with the server's and the
-        // recorder's own counts, are reported on failure.
+        // and drops what does not fit (likely what once lost 49 frames of one channel on a busy
+        // machine): -B, in frames, makes the ring hold more than the whole capture, so a slow disk
+        // thread loses nothing. Up to three takes, one of which must pass; every take's findings, with
+        // the server's and the recorder's own counts, are reported on failure.
         var takes: [String] = []
         for _ in 1...3 {
             let run = try VirtualAudio.shell(script)
