@@ -227,4 +227,66 @@ struct SnareLevelTests {
             GridFitter().snareLevel(pieceBeats: beats, frames: &frames, frameDuration: 0.01, holdingAlong: true))
         #expect(halved.level == .half)
     }
+
+    /// Kick levels of `count` beats following `pattern` (one level per beat of each eight), a little
+    /// uneven from beat to beat as a mix is.
+    static func kicks(_ pattern: [Float], count: Int = 128) -> [Float?] {
+        (0..<count).map { index -> Float? in pattern[index % pattern.count] + Float((index * 7) % 5) * 0.02 }
+    }
+
+    @Test(
+        "a kick alone on one beat in eight gives that beat; every four beats, every beat, none or a few eights give none"
+    )
+    func aloneInEight() {
+        // A one-drop reggae read at twice its tempo: the kick on beat 3 of each bar, the third of every
+        // eight beats here.
+        #expect(DrumDetector.aloneInEight(Self.kicks([0.05, 0, 0.9, 0, 0, 0.05, 0, 0])) == 2)
+        // A kick on 1 of every bar at the beats' own level (every fourth beat) has a twin in each eight.
+        #expect(DrumDetector.aloneInEight(Self.kicks([0.9, 0, 0, 0])) == nil)
+        // Four on the floor, no kick at all.
+        #expect(DrumDetector.aloneInEight(Self.kicks([0.9])) == nil)
+        #expect(DrumDetector.aloneInEight(Self.kicks([0])) == nil)
+        // Seven eights are too few to read.
+        #expect(DrumDetector.aloneInEight(Self.kicks([0, 0, 0.9, 0, 0, 0, 0, 0], count: 63)) == nil)
+        // An eight with a beat the detector did not read is left out, not read as silence.
+        var gaps = Self.kicks([0, 0, 0.9, 0, 0, 0, 0, 0], count: 160)
+        for index in stride(from: 5, to: gaps.count, by: 32) { gaps[index] = nil }
+        #expect(DrumDetector.aloneInEight(gaps) == 2)
+    }
+
+    /// Frames (hop 10 ms) with the kick at 0.9 on the beats of `beats` whose number modulo 8 is in
+    /// `kick`, the snare at 0.9 on those whose number modulo 4 is in `snare`, and 0.05 elsewhere.
+    static func drumFrames(_ beats: [Double], kick: Set<Int>, snare: Set<Int> = []) -> DrumFrames {
+        let count = Int(((beats.last ?? 0) + 2) / 0.01)
+        var kicks = [Float](repeating: 0.05, count: count)
+        var snares = [Float](repeating: 0.05, count: count)
+        for (index, beat) in beats.enumerated() {
+            let frame = Int((beat / 0.01).rounded())
+            if kick.contains(index % 8) { kicks[frame] = 0.9 }
+            if snare.contains(index % 4) { snares[frame] = 0.9 }
+        }
+        return DrumFrames(kicks: kicks, snares: snares)
+    }
+
+    @Test("a kick alone once in eight beats halves a grid where the prior prefers half, on the kick's parity")
+    func halvedOnTheKick() throws {
+        // A one-drop reggae at 82 read at 164: the kick on the third of every eight beats, no snare.
+        let reggae = Self.grid(bpm: 164, from: 1, count: 128)
+        var frames = Self.drumFrames(reggae.beats, kick: [2])
+        let switched = try #require(GridFitter().snareLevel([reggae], frames: &frames, frameDuration: 0.01))
+        #expect(switched.level == .half)
+        #expect(switched.segment.bpm == 82)
+        #expect(switched.segment.beats == stride(from: 0, to: reggae.beats.count, by: 2).map { reggae.beats[$0] })
+        // The same at 144: the prior prefers 144 to 72, as it does for a snare on one beat in four.
+        let slower = Self.grid(bpm: 144, from: 1, count: 128)
+        var slowerFrames = Self.drumFrames(slower.beats, kick: [2])
+        #expect(GridFitter().snareLevel([slower], frames: &slowerFrames, frameDuration: 0.01) == nil)
+        // Where the snare gives a parity, it is the snare's: here the other one.
+        var both = Self.drumFrames(reggae.beats, kick: [2], snare: [1])
+        let bySnare = try #require(GridFitter().snareLevel([reggae], frames: &both, frameDuration: 0.01))
+        #expect(bySnare.segment.beats == stride(from: 1, to: reggae.beats.count, by: 2).map { reggae.beats[$0] })
+        // A kick on every fourth beat is not alone in its eight: the grid keeps its level.
+        var everyFourth = Self.drumFrames(reggae.beats, kick: [0, 4])
+        #expect(GridFitter().snareLevel([reggae], frames: &everyFourth, frameDuration: 0.01) == nil)
+    }
 }

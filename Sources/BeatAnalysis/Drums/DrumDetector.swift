@@ -101,6 +101,12 @@ enum DrumDetector {
         strongest(&frames, at: time, frameDuration: frameDuration) { $0.snare(at: $1) }
     }
 
+    /// The strongest kick of `frames` within ``reach`` frames of `time`, as
+    /// ``strength(_:at:frameDuration:)`` reads kick plus snare; `nil` where those frames are not all there.
+    static func kick(_ frames: inout DrumFrames, at time: Double, frameDuration: Double) -> Float? {
+        strongest(&frames, at: time, frameDuration: frameDuration) { $0.kick(at: $1) }
+    }
+
     /// The largest `value` of `frames` at the frames within ``reach`` of `time`; `nil` where those
     /// frames are not all there.
     private static func strongest(

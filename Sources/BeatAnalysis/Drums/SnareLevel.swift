@@ -7,7 +7,8 @@ import Foundation
 // level itself; a snare on one beat in four is a back-beat at half the tempo or a half-time feel at
 // this one, and a snare on every point between the beats a back-beat at twice the tempo or a snare on
 // the "and" at this one; the tempo estimate's prior chooses (docs/analyze.md, step 8, "The snare on
-// one beat in four").
+// one beat in four"). Where the snare says nothing, a kick alone on one beat in eight (a one-drop's,
+// a half-time feel's at half the tempo) is read alike (session 71).
 extension DrumDetector {
     /// The learned detector's snare at each of `beats` (seconds, increasing) of the first
     /// ``DrumBands/span`` seconds, as ``snare(_:at:frameDuration:)`` reads it.
@@ -24,6 +25,41 @@ extension DrumDetector {
         var best: (t: Double, phase: Int)?
         for phase in 0..<4 {
             let differences = BackBeat.fours(snares, from: phase).map { Double($0[0] - max($0[1], $0[2], $0[3])) }
+            guard differences.count >= BackBeat.minimumBars else { continue }
+            let t = PairedT.of(differences)
+            if best.map({ t > $0.t }) ?? true { best = (t, phase) }
+        }
+        guard let best, best.t >= minimumT else { return nil }
+        return best.phase
+    }
+
+    /// The learned detector's kick at each of `beats` (seconds, increasing) of the first
+    /// ``DrumBands/span`` seconds, the strongest within ``reach`` hops, as ``snares(of:frames:frameDuration:)``
+    /// reads the snare.
+    static func kicks(of beats: [Double], frames: inout DrumFrames, frameDuration: Double) -> [Float?] {
+        guard frameDuration > 0, frames.count > 0 else { return [] }
+        return beats.prefix { $0 < DrumBands.span }.map { kick(&frames, at: $0, frameDuration: frameDuration) }
+    }
+
+    /// The beat (0…7) of each eight of `kicks` on which the kick stands out alone: over the eights
+    /// from that beat on whose beats were all read, its kick less the strongest of the other seven, by
+    /// a paired t of at least ``minimumT`` (the drum check's margin) over at least
+    /// ``BackBeat/minimumBars`` eights; the one of the largest t, or `nil` where none reaches it.
+    ///
+    /// A kick alone once in eight beats is a kick once in two bars of 4/4 at this level, which no
+    /// common groove plays; at half the tempo it falls once a bar (a one-drop, a half-time feel), at a
+    /// quarter twice. Like a snare on one beat in four (``oneInFour(_:)``), it says the level may be
+    /// half this one, and the tempo prior chooses (``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``).
+    static func aloneInEight(_ kicks: [Float?]) -> Int? {
+        var best: (t: Double, phase: Int)?
+        for phase in 0..<8 {
+            let differences = stride(from: phase, to: kicks.count - 7, by: 8).compactMap { start -> Double? in
+                let eight = kicks[start..<(start + 8)].compactMap { $0 }
+                guard eight.count == 8, let first = eight.first, let others = eight.dropFirst().max() else {
+                    return nil
+                }
+                return Double(first - others)
+            }
             guard differences.count >= BackBeat.minimumBars else { continue }
             let t = PairedT.of(differences)
             if best.map({ t > $0.t }) ?? true { best = (t, phase) }
@@ -218,9 +254,10 @@ extension GridFitter {
     }
 
     /// `segment`, one grid, at half its tempo when its snare falls on one beat in four or fewer, on one
-    /// parity (``DrumDetector/oneInFourOrFewer(_:)``), and half the tempo lies nearer the tempo
+    /// parity (``DrumDetector/oneInFourOrFewer(_:)``), or else its kick alone on one beat in eight
+    /// (``DrumDetector/aloneInEight(_:)``, session 71), and half the tempo lies nearer the tempo
     /// estimate's prior within the limits (``prefers(_:to:)``); the beats kept are those of the
-    /// snare's parity. `nil` to keep it.
+    /// snare's parity, or the kick's. `nil` to keep it.
     ///
     /// A snare on one beat in four is a back-beat at half the tempo (hip-hop at 81 BPM read at 162,
     /// its snare on 2 and 4) or a half-time feel at this one (trap at 140, its snare on 3): the drums
@@ -232,9 +269,14 @@ extension GridFitter {
     func halvedOnTheSnare(_ segment: FittedSegment, frames: inout DrumFrames, frameDuration: Double)
         -> FittedSegment?
     {
-        guard prefers(segment.bpm / 2, to: segment.bpm),
+        guard prefers(segment.bpm / 2, to: segment.bpm) else { return nil }
+        // The snare first; where it gives no parity, a kick alone once in eight beats.
+        guard
             let parity = DrumDetector.oneInFourOrFewer(
                 DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration))
+                ?? DrumDetector.aloneInEight(
+                    DrumDetector.kicks(of: segment.beats, frames: &frames, frameDuration: frameDuration)
+                ).map({ $0 % 2 })
         else { return nil }
         let kept = segment.beats.enumerated().filter { $0.offset % 2 == parity }.map(\.element)
         guard let first = kept.first, kept.count >= 2 else { return nil }
