@@ -22,9 +22,25 @@ extension DrumDetector {
     /// ``minimumT`` (the drum check's margin) over at least ``BackBeat/minimumBars`` fours; the one of
     /// the largest t, or `nil` where none reaches it.
     static func oneInFour(_ snares: [Float?]) -> Int? {
+        standingOutAlone(snares, every: 4)
+    }
+
+    /// The beat (0 up to `group` − 1) of each `group` of `values` whose value stands out alone: over
+    /// the groups from that beat on whose values were all read, its value less the strongest of the
+    /// others, by a paired t of at least ``minimumT`` over at least ``BackBeat/minimumBars`` groups;
+    /// the one of the largest t (the first of equals), or `nil` where none reaches it.
+    static func standingOutAlone(_ values: [Float?], every group: Int) -> Int? {
+        guard group >= 2 else { return nil }
         var best: (t: Double, phase: Int)?
-        for phase in 0..<4 {
-            let differences = BackBeat.fours(snares, from: phase).map { Double($0[0] - max($0[1], $0[2], $0[3])) }
+        for phase in 0..<group {
+            let differences = stride(from: phase, to: values.count - (group - 1), by: group).compactMap {
+                start -> Double? in
+                let read = values[start..<(start + group)].compactMap { $0 }
+                guard read.count == group, let first = read.first, let others = read.dropFirst().max() else {
+                    return nil
+                }
+                return Double(first - others)
+            }
             guard differences.count >= BackBeat.minimumBars else { continue }
             let t = PairedT.of(differences)
             if best.map({ t > $0.t }) ?? true { best = (t, phase) }
@@ -51,21 +67,7 @@ extension DrumDetector {
     /// quarter twice. Like a snare on one beat in four (``oneInFour(_:)``), it says the level may be
     /// half this one, and the tempo prior chooses (``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``).
     static func aloneInEight(_ kicks: [Float?]) -> Int? {
-        var best: (t: Double, phase: Int)?
-        for phase in 0..<8 {
-            let differences = stride(from: phase, to: kicks.count - 7, by: 8).compactMap { start -> Double? in
-                let eight = kicks[start..<(start + 8)].compactMap { $0 }
-                guard eight.count == 8, let first = eight.first, let others = eight.dropFirst().max() else {
-                    return nil
-                }
-                return Double(first - others)
-            }
-            guard differences.count >= BackBeat.minimumBars else { continue }
-            let t = PairedT.of(differences)
-            if best.map({ t > $0.t }) ?? true { best = (t, phase) }
-        }
-        guard let best, best.t >= minimumT else { return nil }
-        return best.phase
+        standingOutAlone(kicks, every: 8)
     }
 
     /// The parity (0 or 1) of `snares`' beats on which the snare falls on one beat in four or fewer:
