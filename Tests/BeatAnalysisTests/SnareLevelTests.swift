@@ -89,13 +89,9 @@ struct SnareLevelTests {
     }
 
     /// Frames (hop 10 ms) with the snare at 0.9 on the beats of `beats` whose number modulo 4 is in
-    /// `on`, and 0.05 elsewhere.
+    /// `on`, and 0.05 elsewhere; no kick stands out anywhere (``drumFrames(_:kick:snare:)``).
     static func snareFrames(_ beats: [Double], on: Set<Int>) -> DrumFrames {
-        var values = [Float](repeating: 0.05, count: Int(((beats.last ?? 0) + 2) / 0.01))
-        for (index, beat) in beats.enumerated() where on.contains(index % 4) {
-            values[Int((beat / 0.01).rounded())] = 0.9
-        }
-        return DrumFrames(kicks: [Float](repeating: 0, count: values.count), snares: values)
+        drumFrames(beats, kick: [], snare: on)
     }
 
     @Test("the segments of a step within the tracker's reach are halved as one song, on one parity")
