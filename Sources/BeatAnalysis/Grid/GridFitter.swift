@@ -124,6 +124,19 @@ public struct GridFitter: Sendable {
                     laid.segments, choice, frames: &frames, hopDuration: envelope.hopDuration, span: span,
                     sounding: sounding, duration: duration, placement: placement)
             }
+            // Followed beats through a drumless passage half a beat off the drums around it move onto
+            // the drums' beat (step 8).
+            if case .follow = choice.model {
+                let beats = laid.segments.flatMap(\.beats)
+                let moved = sharedDrums.reading { frames in
+                    Self.drumlessPassagesOnTheDrums(beats) {
+                        DrumDetector.strength(&frames, at: $0, frameDuration: hop)
+                    }
+                }
+                if let moved {
+                    laid.segments = placement.aligned(followed(moved, duration: duration))
+                }
+            }
             // One grid whose snare falls on one beat in four, or on every point between its beats, at
             // the level the tempo prior prefers (step 8). The map's score is the new level's; the
             // level it was read at is its one alternative.

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+// Followed beats through a passage without drums (session 73): the tracker follows what plays there,
+// and where that is half a beat off the drums around it, the passage moves onto the drums' beat.
+
+extension GridFitter {
+    /// The fewest beats in a row with no drum heard that make a drumless passage: eight, two bars of
+    /// 4/4 (the passages session 72's sections were split at).
+    static let drumlessPassageBeats = 8
+
+    /// The beats next to a passage that stand for the drums' beat on that side: eight, at least half
+    /// of them with a drum heard.
+    static let drumSideBeats = 8
+
+    /// The passage's beats nearest a side that are read against that side's beat: four, a bar.
+    static let passageEdgeBeats = 4
+
+    /// Followed beats (`beats`, increasing, one per tracked beat) with each drumless passage that lies
+    /// half a beat off the drummed beats around it moved onto their beat; `nil` when none moves.
+    /// `drums` reads the kick plus snare at a time (``DrumDetector/strength(_:at:frameDuration:)``,
+    /// `nil` where the detector's frames do not reach).
+    ///
+    /// Why: in a passage without drums (an intro, a break) the tracker follows what plays there — a
+    /// melody's anticipations, chords on the off-beats — and can sit half a beat off the song's beat
+    /// for the whole passage; the step that puts followed stretches back on the beat reads the kick,
+    /// which such a passage does not have. The song's beat runs on through it, as a tempo change in a
+    /// drumless passage goes where the drums return (``drumsReturn(from:since:to:change:over:drums:)``).
+    ///
+    /// How: a passage is ``drumlessPassageBeats`` or more beats in a row at which no drum is heard
+    /// (under ``drumHeard``). A side of it is the ``drumSideBeats`` beats next to it, at least half
+    /// of them with a drum heard, its beats on the drums (the drums heard at them, summed, outweigh
+    /// those heard half a beat after each: a side whose drums fall between its beats is a stretch
+    /// the tracker followed on the off-beats) and one steady run (each within 0.15 of a beat of the
+    /// line, time against beat number, through them). From each side the passage's beats are read
+    /// in turn, each against the line through the ``drumSideBeats`` before it on the way in, so that
+    /// a drift is followed; the first that lies more than 0.15 of a beat off it starts a part half a
+    /// beat off when it and the ``passageEdgeBeats`` − 1 after it all lie 0.3 to 0.7 of a beat from
+    /// that line (a jump, not a drift away). The part ends before its beats jump back or at the
+    /// passage's end. It moves only when every side the passage has finds it (from both sides: the
+    /// beats both parts hold). Its beats move by half their own interval; a moved beat within a third
+    /// of a beat of a beat kept is dropped, and where the part's ends leave a gap of more than a beat
+    /// and a half, the beat in its middle is added.
+    static func drumlessPassagesOnTheDrums(_ beats: [Double], drums: (Double) -> Float?) -> [Double]? {
+        let count = beats.count
+        guard count >= drumlessPassageBeats + drumSideBeats else { return nil }
+        let heard = beats.map(drums)
+        func isSilent(_ index: Int) -> Bool { heard[index].map { $0 < drumHeard } ?? false }
+        func isHeard(_ index: Int) -> Bool { heard[index].map { $0 >= drumHeard } ?? false }
+
+        // The drumless passages.
+        var passages: [Range<Int>] = []
+        var index = 0
+        while index < count {
+            guard isSilent(index) else {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < count, isSilent(end) { end += 1 }
+            if end - index >= drumlessPassageBeats { passages.append(index..<end) }
+            index = end
+        }
+
+        // The phase of beat `member` against the line through `anchor` (0 on it, 0.5 between).
+        func phase(_ member: Int, against anchor: Range<Int>) -> Double? {
+            guard let line = Self.beatLine(beats, anchor) else { return nil }
+            let period = line(1) - line(0)
+            guard period > 0 else { return nil }
+            let position = (beats[member] - line(0)) / period
+            return position - position.rounded(.down)
+        }
+        // Whether `side` is a drummed side: all its beats there, at least half with a drum heard, the
+        // drums at its beats outweighing those half a beat after them, and its beats one steady run.
+        func isDrummed(_ side: Range<Int>) -> Bool {
+            guard side.lowerBound >= 0, side.upperBound <= count, side.filter(isHeard).count * 2 >= side.count
+            else { return false }
+            var on = 0.0
+            var between = 0.0
+            for member in side {
+                let interval =
+                    member + 1 < count ? beats[member + 1] - beats[member] : beats[member] - beats[member - 1]
+                guard let atBeat = heard[member], let halfway = drums(beats[member] + interval / 2) else {
+                    return false
+                }
+                on += Double(atBeat)
+                between += Double(halfway)
+            }
+            // One steady run: each of its beats on the line through them.
+            let steady = side.allSatisfy { member in
+                phase(member, against: side).map { min($0, 1 - $0) <= 0.15 } ?? false
+            }
+            return on > between && steady
+        }
+        // From a drummed side into the passage (`step` +1 from the side before it, -1 from the side
+        // after it): the beats stay on the drums' beat — each read against the line through the
+        // ``drumSideBeats`` before it on the walk, so that a drift is followed — up to the first
+        // that lies over 0.15 of a beat off it; a part half a beat off starts there when that beat
+        // and the ``passageEdgeBeats`` - 1 after it all lie 0.3 to 0.7 of a beat from that line (a
+        // jump, not a drift away). The part ends before its beats jump back (``jumpsBack``) or at
+        // the passage's end. Returns the part (at least ``passageEdgeBeats`` beats), or `nil`.
+        func halfOffFrom(_ passage: Range<Int>, step: Int) -> Range<Int>? {
+            var member = step > 0 ? passage.lowerBound : passage.upperBound - 1
+            while passage.contains(member) {
+                let anchor =
+                    step > 0 ? (member - drumSideBeats)..<member : (member + 1)..<(member + 1 + drumSideBeats)
+                guard let first = phase(member, against: anchor) else { return nil }
+                if min(first, 1 - first) <= 0.15 {
+                    member += step
+                    continue
+                }
+                let edge = (0..<passageEdgeBeats).map { member + $0 * step }
+                guard edge.allSatisfy(passage.contains) else { return nil }
+                let off = edge.allSatisfy { index in
+                    phase(index, against: anchor).map { $0 >= 0.3 && $0 <= 0.7 } ?? false
+                }
+                guard off else { return nil }
+                // Through the part, up to a jump back.
+                let jump = member
+                var length = passageEdgeBeats
+                while passage.contains(jump + length * step),
+                    !jumpsBack(at: jump + length * step, step: step, part: length, jumpAnchor: anchor, in: passage)
+                {
+                    length += 1
+                }
+                let last = jump + (length - 1) * step
+                return min(jump, last)..<(max(jump, last) + 1)
+            }
+            return nil
+        }
+        // Whether the part half a beat off, `part` beats long up to `member` (exclusive) on a walk of
+        // `step`, ends at `member`: it and the ``passageEdgeBeats`` - 1 after it (all in `passage`)
+        // lie back on the drums' line `jumpAnchor` (within 0.15 of a beat) while the part is shorter
+        // than ``drumSideBeats``, or 0.3 to 0.7 of a beat off the line through the part's last
+        // ``drumSideBeats`` beats once it has them.
+        func jumpsBack(at member: Int, step: Int, part: Int, jumpAnchor: Range<Int>, in passage: Range<Int>) -> Bool {
+            let edge = (0..<passageEdgeBeats).map { member + $0 * step }
+            guard edge.allSatisfy(passage.contains) else { return false }
+            if part < drumSideBeats {
+                return edge.allSatisfy { index in
+                    phase(index, against: jumpAnchor).map { min($0, 1 - $0) <= 0.15 } ?? false
+                }
+            }
+            let own = step > 0 ? (member - drumSideBeats)..<member : (member + 1)..<(member + 1 + drumSideBeats)
+            return edge.allSatisfy { index in
+                phase(index, against: own).map { $0 >= 0.3 && $0 <= 0.7 } ?? false
+            }
+        }
+
+        var moving: [Range<Int>] = []
+        for passage in passages {
+            let before = (passage.lowerBound - drumSideBeats)..<passage.lowerBound
+            let after = passage.upperBound..<(passage.upperBound + drumSideBeats)
+            // Per side: `nil` where there is no drummed side, `.some(nil)` where it does not say half.
+            let fromBefore: Range<Int>?? = isDrummed(before) ? .some(halfOffFrom(passage, step: 1)) : nil
+            let fromAfter: Range<Int>?? = isDrummed(after) ? .some(halfOffFrom(passage, step: -1)) : nil
+            var range: Range<Int>?
+            switch (fromBefore, fromAfter) {
+            case (.some(let one?), .some(let other?)):
+                // Both sides: the beats both parts hold.
+                let common =
+                    max(
+                        one.lowerBound, other.lowerBound)..<max(
+                        max(one.lowerBound, other.lowerBound), min(one.upperBound, other.upperBound))
+                range = common.count >= passageEdgeBeats ? common : nil
+            case (.some(let part?), nil), (nil, .some(let part?)): range = part
+            default: range = nil
+            }
+            if let range { moving.append(range) }
+        }
+        guard !moving.isEmpty else { return nil }
+
+        var result: [Double] = []
+        var next = 0
+        for passage in moving {  // a passage's beats half a beat off
+            result += beats[next..<passage.lowerBound]
+            // Each beat by half its own interval within the passage (the last by half the one
+            // before it: the interval out of the passage is the jump).
+            var moved = passage.map { member -> Double in
+                let interval =
+                    member + 1 < passage.upperBound
+                    ? beats[member + 1] - beats[member] : beats[member] - beats[member - 1]
+                return beats[member] + interval / 2
+            }
+            let following = passage.upperBound < count ? beats[passage.upperBound] : nil
+            let typical = Self.median(ArraySlice(zip(beats[passage].dropFirst(), beats[passage]).map { $0 - $1 }))
+            // Dropped where within a third of a beat of a beat kept on either side.
+            moved.removeAll { beat in
+                (result.last.map { beat - $0 < typical / 3 } ?? false)
+                    || (following.map { $0 - beat < typical / 3 } ?? false)
+            }
+            // A gap of more than a beat and a half at either end gets the beat in its middle.
+            if let last = result.last, let first = moved.first, first - last > 1.5 * typical {
+                moved.insert((last + first) / 2, at: 0)
+            }
+            if let following, let last = moved.last, following - last > 1.5 * typical {
+                moved.append((last + following) / 2)
+            }
+            result += moved
+            next = passage.upperBound
+        }
+        result += beats[next...]
+        return result
+    }
+}
