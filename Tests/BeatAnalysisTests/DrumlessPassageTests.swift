@@ -32,23 +32,33 @@ struct DrumlessPassageTests {
         return abs(position - position.rounded()) < 1e-9
     }
 
-    @Test("a drumless intro on the off-beats moves onto the beat of the drums after it")
-    func introMoves() throws {
-        let beats = Self.tracked(offBeats: 0..<12)
-        let moved = try #require(GridFitter.drumlessPassagesOnTheDrums(beats, drums: Self.drums(drumless: 0..<14)))
-        // Every beat on the song's beat, none lost after the intro, none doubled.
-        #expect(moved.allSatisfy(Self.isOnTheBeat))
-        #expect(Array(moved.suffix(28)) == Array(beats.suffix(28)))
-        #expect(zip(moved.dropFirst(), moved).allSatisfy { abs($0 - $1 - Self.period) < 1e-9 })
+    /// The tracker's beats with `offBeats` half a beat early, moved by the drums of a song drumless at
+    /// `drumless`; expects every beat on the song's beat and none lost or doubled.
+    static func movedOntoTheBeat(offBeats: Range<Int>, drumless: Range<Int>) throws -> [Double] {
+        let beats = tracked(offBeats: offBeats)
+        let moved = try #require(GridFitter.drumlessPassagesOnTheDrums(beats, drums: drums(drumless: drumless)))
+        #expect(moved.allSatisfy(isOnTheBeat))
         #expect(moved.count == 40)
+        return moved
     }
 
-    @Test("a break on the off-beats between two drummed sides on the beat moves")
-    func breakMoves() throws {
-        let beats = Self.tracked(offBeats: 14..<24)
-        let moved = try #require(GridFitter.drumlessPassagesOnTheDrums(beats, drums: Self.drums(drumless: 12..<26)))
-        #expect(moved.allSatisfy(Self.isOnTheBeat))
-        #expect(moved.count == 40)
+    @Test("a drumless intro on the off-beats moves onto the beat of the drums after it")
+    func introMoves() throws {
+        let moved = try Self.movedOntoTheBeat(offBeats: 0..<12, drumless: 0..<14)
+        // None lost after the intro, none doubled.
+        #expect(Array(moved.suffix(28)) == Array(Self.tracked(offBeats: 0..<12).suffix(28)))
+        #expect(zip(moved.dropFirst(), moved).allSatisfy { abs($0 - $1 - Self.period) < 1e-9 })
+    }
+
+    /// A break on the off-beats between two drummed sides on the beat (beats 14 to 23 off, no drums
+    /// at 12 to 25); and a stretch the tracker took half a beat off the drums (beats 0 to 11) before a
+    /// break on the beat (no drums at 12 to 23): no drum is heard at that stretch's beats, so it is
+    /// part of the passage, and the drums after it put it on their beat.
+    @Test(
+        "a break on the off-beats between drummed sides moves, and so does a stretch off the drums beside one",
+        arguments: zip([14..<24, 0..<12], [12..<26, 12..<24]))
+    func breakMoves(offBeats: Range<Int>, drumless: Range<Int>) throws {
+        _ = try Self.movedOntoTheBeat(offBeats: offBeats, drumless: drumless)
     }
 
     @Test("a drumless intro on the beat, a short one, or one with its drums unheard stays")
@@ -63,17 +73,6 @@ struct DrumlessPassageTests {
         #expect(GridFitter.drumlessPassagesOnTheDrums(intro, drums: { _ in nil }) == nil)
         // No drums anywhere: no side says where the beat is.
         #expect(GridFitter.drumlessPassagesOnTheDrums(intro, drums: Self.drums(drumless: 0..<40)) == nil)
-    }
-
-    @Test("a stretch the tracker took off the drums reads as drumless and moves with the break beside it")
-    func offTheDrumsMovesToo() throws {
-        // The tracker half a beat off the drums before a drumless break (beats 0 to 11), on the beat
-        // in the break and after it: no drum is heard at the stretch's beats, so it is part of the
-        // passage, and the drums after it put it on their beat.
-        let beats = Self.tracked(offBeats: 0..<12)
-        let moved = try #require(GridFitter.drumlessPassagesOnTheDrums(beats, drums: Self.drums(drumless: 12..<24)))
-        #expect(moved.allSatisfy(Self.isOnTheBeat))
-        #expect(moved.count == 40)
     }
 
     @Test("an outro half a beat off a side whose drums fall between its beats stays")
@@ -96,11 +95,8 @@ struct DrumlessPassageTests {
     @Test("only the part half a beat off moves: the part ends where the beats jump back")
     func partEndsWhereTheBeatsJumpBack() throws {
         // A drumless intro (beats 0 to 19) on the beat but for beats 10 to 15, drums from beat 20.
-        let beats = Self.tracked(offBeats: 10..<16)
-        let moved = try #require(GridFitter.drumlessPassagesOnTheDrums(beats, drums: Self.drums(drumless: 0..<20)))
-        #expect(moved.allSatisfy(Self.isOnTheBeat))
-        #expect(moved.count == 40)
-        #expect(Array(moved.prefix(10)) == Array(beats.prefix(10)))
+        let moved = try Self.movedOntoTheBeat(offBeats: 10..<16, drumless: 0..<20)
+        #expect(Array(moved.prefix(10)) == Array(Self.tracked(offBeats: 10..<16).prefix(10)))
     }
 
     @Test("a side with a jump in it is no line to read a passage against")
@@ -118,5 +114,25 @@ struct DrumlessPassageTests {
             return index >= 13 ? Self.beat(index) + Self.period / 5 : Self.beat(index)
         }
         #expect(GridFitter.drumlessPassagesOnTheDrums(jumped, drums: Self.drums(drumless: 13..<40)) == nil)
+    }
+
+    @Test("where the tracker's stretch off the beat runs on past the passage, no two beats end up half a beat apart")
+    func noHalfBeatWhereThePartMeetsTheBeatsKept() throws {
+        // Drums on the beat up to beat 9, none at 10 to 23, then on every beat and off-beat (eighths);
+        // the tracker on the beat up to beat 13, half a beat early at 14 to 29. The side after the
+        // passage (beats 24 to 31) has a jump in it and says nothing.
+        let beats = Self.tracked(offBeats: 14..<30)
+        let drums: (Double) -> Float? = { time in
+            let position = (time - 1) / Self.period
+            guard position < 9.75 || position > 23.25 else { return 0.02 }
+            let eighth = position < 9.75 ? position : 2 * position
+            return abs(eighth - eighth.rounded()) < 0.02 ? 1.1 : 0.02
+        }
+        let moved = try #require(GridFitter.drumlessPassagesOnTheDrums(beats, drums: drums))
+        // The part (beats 14 to 22) on the beat; the beat that would sit half a beat before the
+        // tracker's next (off) beat is dropped, leaving a beat and a half there.
+        #expect(moved.prefix(23).allSatisfy(Self.isOnTheBeat))
+        #expect(zip(moved.dropFirst(), moved).allSatisfy { $0 - $1 > 2 * Self.period / 3 })
+        #expect(moved.count == 39)
     }
 }

@@ -39,9 +39,11 @@ extension GridFitter {
     /// beat off when it and the ``passageEdgeBeats`` − 1 after it all lie 0.3 to 0.7 of a beat from
     /// that line (a jump, not a drift away). The part ends before its beats jump back or at the
     /// passage's end. It moves only when every side the passage has finds it (from both sides: the
-    /// beats both parts hold). Its beats move by half their own interval; a moved beat within a third
-    /// of a beat of a beat kept is dropped, and where the part's ends leave a gap of more than a beat
-    /// and a half, the beat in its middle is added.
+    /// beats both parts hold). Its beats move by half their own interval; a moved beat within two
+    /// thirds of a beat of a beat kept is dropped (no interval under two thirds of a beat where the
+    /// part meets the beats kept: two beats that close make a tap ambiguous), and where the part's
+    /// ends leave a gap of two beats (over a beat and three quarters), the beat in its middle is
+    /// added.
     static func drumlessPassagesOnTheDrums(_ beats: [Double], drums: (Double) -> Float?) -> [Double]? {
         let count = beats.count
         guard count >= drumlessPassageBeats + drumSideBeats else { return nil }
@@ -185,16 +187,20 @@ extension GridFitter {
             }
             let following = passage.upperBound < count ? beats[passage.upperBound] : nil
             let typical = Self.median(ArraySlice(zip(beats[passage].dropFirst(), beats[passage]).map { $0 - $1 }))
-            // Dropped where within a third of a beat of a beat kept on either side.
+            // Dropped where within two thirds of a beat of a beat kept on either side: where the
+            // tracker's stretch off the beat runs on past the passage, the last moved beat lies half
+            // a beat before the next one kept, a tap there ambiguous; a gap of a beat and a half is
+            // one beat missing.
             moved.removeAll { beat in
-                (result.last.map { beat - $0 < typical / 3 } ?? false)
-                    || (following.map { $0 - beat < typical / 3 } ?? false)
+                (result.last.map { beat - $0 < 2 * typical / 3 } ?? false)
+                    || (following.map { $0 - beat < 2 * typical / 3 } ?? false)
             }
-            // A gap of more than a beat and a half at either end gets the beat in its middle.
-            if let last = result.last, let first = moved.first, first - last > 1.5 * typical {
+            // A gap of two beats at either end (over a beat and three quarters) gets the beat in its
+            // middle: a jump of a beat and a half, moved on by half a beat.
+            if let last = result.last, let first = moved.first, first - last > 1.75 * typical {
                 moved.insert((last + first) / 2, at: 0)
             }
-            if let following, let last = moved.last, following - last > 1.5 * typical {
+            if let following, let last = moved.last, following - last > 1.75 * typical {
                 moved.append((last + following) / 2)
             }
             result += moved
