@@ -161,11 +161,9 @@ extension GridFitter {
             switch (fromBefore, fromAfter) {
             case (.some(let one?), .some(let other?)):
                 // Both sides: the beats both parts hold.
-                let common =
-                    max(
-                        one.lowerBound, other.lowerBound)..<max(
-                        max(one.lowerBound, other.lowerBound), min(one.upperBound, other.upperBound))
-                range = common.count >= passageEdgeBeats ? common : nil
+                let lower = max(one.lowerBound, other.lowerBound)
+                let upper = max(lower, min(one.upperBound, other.upperBound))
+                range = upper - lower >= passageEdgeBeats ? lower..<upper : nil
             case (.some(let part?), nil), (nil, .some(let part?)): range = part
             default: range = nil
             }
@@ -175,18 +173,18 @@ extension GridFitter {
 
         var result: [Double] = []
         var next = 0
-        for passage in moving {  // a passage's beats half a beat off
-            result += beats[next..<passage.lowerBound]
-            // Each beat by half its own interval within the passage (the last by half the one
-            // before it: the interval out of the passage is the jump).
-            var moved = passage.map { member -> Double in
+        for part in moving {
+            result += beats[next..<part.lowerBound]
+            // Each beat by half its own interval within the part (the last by half the one before
+            // it: the interval out of the part is the jump).
+            var moved = part.map { member -> Double in
                 let interval =
-                    member + 1 < passage.upperBound
+                    member + 1 < part.upperBound
                     ? beats[member + 1] - beats[member] : beats[member] - beats[member - 1]
                 return beats[member] + interval / 2
             }
-            let following = passage.upperBound < count ? beats[passage.upperBound] : nil
-            let typical = Self.median(ArraySlice(zip(beats[passage].dropFirst(), beats[passage]).map { $0 - $1 }))
+            let following = part.upperBound < count ? beats[part.upperBound] : nil
+            let typical = Self.median(ArraySlice(zip(beats[part].dropFirst(), beats[part]).map { $0 - $1 }))
             // Dropped where within two thirds of a beat of a beat kept on either side: where the
             // tracker's stretch off the beat runs on past the passage, the last moved beat lies half
             // a beat before the next one kept, a tap there ambiguous; a gap of a beat and a half is
@@ -204,7 +202,7 @@ extension GridFitter {
                 moved.append((last + following) / 2)
             }
             result += moved
-            next = passage.upperBound
+            next = part.upperBound
         }
         result += beats[next...]
         return result
