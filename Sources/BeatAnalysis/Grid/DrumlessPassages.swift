@@ -171,12 +171,22 @@ extension GridFitter {
         }
         guard !moving.isEmpty else { return nil }
 
+        return Self.halfABeatLater(beats, parts: moving)
+    }
+
+    /// `beats` with each of `parts` (disjoint runs of indices, in order, each of at least two beats)
+    /// moved half a beat later: each beat by half its own interval within the part (the last by half
+    /// the one before it: the interval out of the part is the tracker's jump). Where a part meets the
+    /// beats kept, a moved beat within two thirds of a beat of one is dropped (a tracker's stretch off
+    /// the beat can run on past the part, and two beats half a beat apart make a tap ambiguous; a
+    /// beat and a half is one beat missing), and a gap of two beats (over a beat and three quarters)
+    /// gets the beat in its middle: a jump of a beat and a half, moved on by half a beat.
+    static func halfABeatLater(_ beats: [Double], parts: [Range<Int>]) -> [Double] {
+        let count = beats.count
         var result: [Double] = []
         var next = 0
-        for part in moving {
+        for part in parts {
             result += beats[next..<part.lowerBound]
-            // Each beat by half its own interval within the part (the last by half the one before
-            // it: the interval out of the part is the jump).
             var moved = part.map { member -> Double in
                 let interval =
                     member + 1 < part.upperBound
@@ -185,16 +195,10 @@ extension GridFitter {
             }
             let following = part.upperBound < count ? beats[part.upperBound] : nil
             let typical = Self.median(ArraySlice(zip(beats[part].dropFirst(), beats[part]).map { $0 - $1 }))
-            // Dropped where within two thirds of a beat of a beat kept on either side: where the
-            // tracker's stretch off the beat runs on past the passage, the last moved beat lies half
-            // a beat before the next one kept, a tap there ambiguous; a gap of a beat and a half is
-            // one beat missing.
             moved.removeAll { beat in
                 (result.last.map { beat - $0 < 2 * typical / 3 } ?? false)
                     || (following.map { $0 - beat < 2 * typical / 3 } ?? false)
             }
-            // A gap of two beats at either end (over a beat and three quarters) gets the beat in its
-            // middle: a jump of a beat and a half, moved on by half a beat.
             if let last = result.last, let first = moved.first, first - last > 1.75 * typical {
                 moved.insert((last + first) / 2, at: 0)
             }
