@@ -65,13 +65,35 @@ extension GridFitter {
             index = end
         }
 
-        // The phase of beat `member` against the line through `anchor` (0 on it, 0.5 between).
-        func phase(_ member: Int, against anchor: Range<Int>) -> Double? {
+        // The line (time against beat number) through `anchor`'s beats, as the time of beat 0 and the
+        // period; `nil` where it does not rise.
+        func line(through anchor: Range<Int>) -> (origin: Double, period: Double)? {
             guard let line = Self.beatLine(beats, anchor) else { return nil }
             let period = line(1) - line(0)
-            guard period > 0 else { return nil }
-            let position = (beats[member] - line(0)) / period
+            return period > 0 ? (line(0), period) : nil
+        }
+        // The phase of beat `member` against `line` (0 on it, 0.5 between).
+        func phase(_ member: Int, on line: (origin: Double, period: Double)) -> Double {
+            let position = (beats[member] - line.origin) / line.period
             return position - position.rounded(.down)
+        }
+        // On the line (within 0.15 of a beat), or half a beat off it (0.3 to 0.7).
+        func isOn(_ phase: Double) -> Bool { min(phase, 1 - phase) <= 0.15 }
+        func isHalfOff(_ phase: Double) -> Bool { phase >= 0.3 && phase <= 0.7 }
+        // The ``drumSideBeats`` beats before `member` on a walk of `step`.
+        func window(before member: Int, step: Int) -> Range<Int> {
+            step > 0 ? (member - drumSideBeats)..<member : (member + 1)..<(member + 1 + drumSideBeats)
+        }
+        // Whether `member` and the ``passageEdgeBeats`` - 1 after it on a walk of `step` all lie in
+        // `passage` and pass `test` against `line`.
+        func edge(
+            from member: Int, step: Int, in passage: Range<Int>, on line: (origin: Double, period: Double),
+            _ test: (Double) -> Bool
+        ) -> Bool {
+            (0..<passageEdgeBeats).allSatisfy { offset in
+                let index = member + offset * step
+                return passage.contains(index) && test(phase(index, on: line))
+            }
         }
         // Whether `side` is a drummed side: all its beats there, at least half with a drum heard, the
         // drums at its beats outweighing those half a beat after them, and its beats one steady run.
@@ -90,10 +112,8 @@ extension GridFitter {
                 between += Double(halfway)
             }
             // One steady run: each of its beats on the line through them.
-            let steady = side.allSatisfy { member in
-                phase(member, against: side).map { min($0, 1 - $0) <= 0.15 } ?? false
-            }
-            return on > between && steady
+            guard let steady = line(through: side) else { return false }
+            return on > between && side.allSatisfy { isOn(phase($0, on: steady)) }
         }
         // From a drummed side into the passage (`step` +1 from the side before it, -1 from the side
         // after it): the beats stay on the drums' beat — each read against the line through the
@@ -105,24 +125,17 @@ extension GridFitter {
         func halfOffFrom(_ passage: Range<Int>, step: Int) -> Range<Int>? {
             var member = step > 0 ? passage.lowerBound : passage.upperBound - 1
             while passage.contains(member) {
-                let anchor =
-                    step > 0 ? (member - drumSideBeats)..<member : (member + 1)..<(member + 1 + drumSideBeats)
-                guard let first = phase(member, against: anchor) else { return nil }
-                if min(first, 1 - first) <= 0.15 {
+                guard let drumsLine = line(through: window(before: member, step: step)) else { return nil }
+                if isOn(phase(member, on: drumsLine)) {
                     member += step
                     continue
                 }
-                let edge = (0..<passageEdgeBeats).map { member + $0 * step }
-                guard edge.allSatisfy(passage.contains) else { return nil }
-                let off = edge.allSatisfy { index in
-                    phase(index, against: anchor).map { $0 >= 0.3 && $0 <= 0.7 } ?? false
-                }
-                guard off else { return nil }
+                guard edge(from: member, step: step, in: passage, on: drumsLine, isHalfOff) else { return nil }
                 // Through the part, up to a jump back.
                 let jump = member
                 var length = passageEdgeBeats
                 while passage.contains(jump + length * step),
-                    !jumpsBack(at: jump + length * step, step: step, part: length, jumpAnchor: anchor, in: passage)
+                    !jumpsBack(at: jump + length * step, step: step, part: length, drumsLine: drumsLine, in: passage)
                 {
                     length += 1
                 }
@@ -133,21 +146,15 @@ extension GridFitter {
         }
         // Whether the part half a beat off, `part` beats long up to `member` (exclusive) on a walk of
         // `step`, ends at `member`: it and the ``passageEdgeBeats`` - 1 after it (all in `passage`)
-        // lie back on the drums' line `jumpAnchor` (within 0.15 of a beat) while the part is shorter
-        // than ``drumSideBeats``, or 0.3 to 0.7 of a beat off the line through the part's last
+        // lie back on `drumsLine` (within 0.15 of a beat) while the part is shorter than
+        // ``drumSideBeats``, or 0.3 to 0.7 of a beat off the line through the part's last
         // ``drumSideBeats`` beats once it has them.
-        func jumpsBack(at member: Int, step: Int, part: Int, jumpAnchor: Range<Int>, in passage: Range<Int>) -> Bool {
-            let edge = (0..<passageEdgeBeats).map { member + $0 * step }
-            guard edge.allSatisfy(passage.contains) else { return false }
-            if part < drumSideBeats {
-                return edge.allSatisfy { index in
-                    phase(index, against: jumpAnchor).map { min($0, 1 - $0) <= 0.15 } ?? false
-                }
-            }
-            let own = step > 0 ? (member - drumSideBeats)..<member : (member + 1)..<(member + 1 + drumSideBeats)
-            return edge.allSatisfy { index in
-                phase(index, against: own).map { $0 >= 0.3 && $0 <= 0.7 } ?? false
-            }
+        func jumpsBack(
+            at member: Int, step: Int, part: Int, drumsLine: (origin: Double, period: Double), in passage: Range<Int>
+        ) -> Bool {
+            if part < drumSideBeats { return edge(from: member, step: step, in: passage, on: drumsLine, isOn) }
+            guard let own = line(through: window(before: member, step: step)) else { return false }
+            return edge(from: member, step: step, in: passage, on: own, isHalfOff)
         }
 
         var moving: [Range<Int>] = []
