@@ -273,10 +273,7 @@ struct SnareLevelTests {
         #expect(switched.level == .half)
         #expect(switched.segment.bpm == 82)
         #expect(switched.segment.beats == stride(from: 0, to: reggae.beats.count, by: 2).map { reggae.beats[$0] })
-        // The same at 144: the prior prefers 144 to 72, as it does for a snare on one beat in four.
-        let slower = Self.grid(bpm: 144, from: 1, count: 128)
-        var slowerFrames = Self.drumFrames(slower.beats, kick: [2])
-        #expect(GridFitter().snareLevel([slower], frames: &slowerFrames, frameDuration: 0.01) == nil)
+        #expect(switched.kickAlone == false)
         // Where the snare gives a parity, it is the snare's: here the other one.
         var both = Self.drumFrames(reggae.beats, kick: [2], snare: [1])
         let bySnare = try #require(GridFitter().snareLevel([reggae], frames: &both, frameDuration: 0.01))
@@ -284,5 +281,45 @@ struct SnareLevelTests {
         // A kick on every fourth beat is not alone in its eight: the grid keeps its level.
         var everyFourth = Self.drumFrames(reggae.beats, kick: [0, 4])
         #expect(GridFitter().snareLevel([reggae], frames: &everyFourth, frameDuration: 0.01) == nil)
+    }
+
+    @Test("a kick alone once in eight beats, the snare giving no parity, halves against the prior within the limits")
+    func halvedOnTheKickAlone() throws {
+        // A one-drop reggae at 72 read at 144: the prior prefers 144 to 72, but no drum marks a bar of
+        // 144 and the kick falls once in two of them.
+        let reggae = Self.grid(bpm: 144, from: 1, count: 128)
+        var frames = Self.drumFrames(reggae.beats, kick: [4])
+        let switched = try #require(GridFitter().snareLevel([reggae], frames: &frames, frameDuration: 0.01))
+        #expect(switched.level == .half)
+        #expect(switched.kickAlone)
+        #expect(switched.segment.bpm == 72)
+        #expect(switched.segment.beats == stride(from: 0, to: reggae.beats.count, by: 2).map { reggae.beats[$0] })
+        // A half-time feel at 140 whose snare falls on one beat in four (a back-beat at 70 too): the
+        // snare gives a parity, so the prior chooses, and keeps 140.
+        let halfTime = Self.grid(bpm: 140, from: 1, count: 128)
+        var withSnare = Self.drumFrames(halfTime.beats, kick: [0], snare: [2])
+        #expect(GridFitter().snareLevel([halfTime], frames: &withSnare, frameDuration: 0.01) == nil)
+        // Half of 110 lies under the limits (60 BPM, less 3 %): the grid keeps its level.
+        let slow = Self.grid(bpm: 110, from: 1, count: 128)
+        var slowFrames = Self.drumFrames(slow.beats, kick: [4])
+        #expect(GridFitter().snareLevel([slow], frames: &slowFrames, frameDuration: 0.01) == nil)
+    }
+
+    @Test("followed beats are halved on the kick alone where half lies within the limits at both ends of their tempo")
+    func followedBeatsOnTheKickAlone() throws {
+        // A one-drop at 72 read at 144, drifting ±4 %: half lies within the limits all along.
+        let reggae = Self.drifting(centre: 144, depth: 0.04, count: 256)
+        var frames = Self.drumFrames(reggae, kick: [4])
+        let halved = try #require(
+            GridFitter().snareLevel(pieceBeats: reggae, frames: &frames, frameDuration: 0.01, holdingAlong: true))
+        #expect(halved.level == .half)
+        #expect(halved.beats == stride(from: 0, to: reggae.count, by: 2).map { reggae[$0] })
+        // At 118 ±4 % the slow end's half (about 57 BPM) lies under the limits: the beats keep their level.
+        let slow = Self.drifting(centre: 118, depth: 0.04, count: 256)
+        let slowest = try #require(GridFitter.localTempoSpread(slow)?.slow)
+        #expect(slowest / 2 < 58.2)
+        var again = Self.drumFrames(slow, kick: [4])
+        #expect(
+            GridFitter().snareLevel(pieceBeats: slow, frames: &again, frameDuration: 0.01, holdingAlong: true) == nil)
     }
 }

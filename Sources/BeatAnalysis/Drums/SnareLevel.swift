@@ -64,8 +64,9 @@ extension DrumDetector {
     ///
     /// A kick alone once in eight beats is a kick once in two bars of 4/4 at this level, which no
     /// common groove plays; at half the tempo it falls once a bar (a one-drop, a half-time feel), at a
-    /// quarter twice. Like a snare on one beat in four (``oneInFour(_:)``), it says the level may be
-    /// half this one, and the tempo prior chooses (``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``).
+    /// quarter twice. Where the snare gives a parity too, it is read as the snare is, and the tempo
+    /// prior chooses; where the snare gives none, it halves the level whenever half lies within the
+    /// limits (``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``, session 76).
     static func aloneInEight(_ kicks: [Float?]) -> Int? {
         standingOutAlone(kicks, every: 8)
     }
@@ -124,14 +125,14 @@ extension GridFitter {
     /// Only a map of one grid is read (a map of tempo segments keeps the levels its pieces were given),
     /// and not a tempo the user gave.
     func snareLevel(_ segments: [FittedSegment], frames: inout DrumFrames, frameDuration: Double)
-        -> (segment: FittedSegment, level: MetricLevel)?
+        -> (segment: FittedSegment, level: MetricLevel, kickAlone: Bool)?
     {
         guard options.forcedBPM == nil, segments.count == 1, let segment = segments.first, segment.beats.count >= 8
         else { return nil }
         if let halved = halvedOnTheSnare(segment, frames: &frames, frameDuration: frameDuration) {
-            return (halved, .half)
+            return (halved.segment, .half, halved.kickAlone)
         }
-        return doubledOnTheSnare(segment, frames: &frames, frameDuration: frameDuration).map { ($0, .double) }
+        return doubledOnTheSnare(segment, frames: &frames, frameDuration: frameDuration).map { ($0, .double, false) }
     }
 
     /// One piece of music's beats (a ramp's, or a step's segments joined) at the level the snare asks
@@ -144,7 +145,8 @@ extension GridFitter {
     /// snare's two readings must choose alike at the slow and the fast end of the beats' local tempi
     /// (``localTempoSpread(_:)``), not only at their median; where a drifting tempo lies across the
     /// prior's boundary (at the default limits 154.9 BPM for halving, 77.4 for doubling), the beats
-    /// keep their level. A ramp's and a step's beats are read at their median alone.
+    /// keep their level. Where the kick alone halves them (the prior not asked), half the tempo must
+    /// lie within the limits at both ends. A ramp's and a step's beats are read at their median alone.
     func snareLevel(
         pieceBeats beats: [Double], frames: inout DrumFrames, frameDuration: Double, holdingAlong: Bool = false
     ) -> (beats: [Double], level: MetricLevel)? {
@@ -155,10 +157,16 @@ extension GridFitter {
         guard let switched = snareLevel([segment], frames: &frames, frameDuration: frameDuration) else { return nil }
         // The tempo prior chooses between the two readings of the snare; for followed beats it must
         // choose alike at the slow and the fast end of their local tempi.
+        // Where the kick alone chose (the prior not asked), the level must lie within the limits alike.
         if holdingAlong, let spread = Self.localTempoSpread(beats) {
             let factor = switched.level.factor
-            guard prefers(spread.slow * factor, to: spread.slow), prefers(spread.fast * factor, to: spread.fast)
-            else { return nil }
+            if switched.kickAlone {
+                guard levelTempoLimits.contains(spread.slow * factor), levelTempoLimits.contains(spread.fast * factor)
+                else { return nil }
+            } else {
+                guard prefers(spread.slow * factor, to: spread.slow), prefers(spread.fast * factor, to: spread.fast)
+                else { return nil }
+            }
         }
         return (switched.segment.beats, switched.level)
     }
@@ -257,9 +265,11 @@ extension GridFitter {
 
     /// `segment`, one grid, at half its tempo when its snare falls on one beat in four or fewer, on one
     /// parity (``DrumDetector/oneInFourOrFewer(_:)``), or else its kick alone on one beat in eight
-    /// (``DrumDetector/aloneInEight(_:)``, session 71), and half the tempo lies nearer the tempo
-    /// estimate's prior within the limits (``prefers(_:to:)``); the beats kept are those of the
-    /// snare's parity, or the kick's. `nil` to keep it.
+    /// (``DrumDetector/aloneInEight(_:)``, session 71); the beats kept are those of the snare's parity,
+    /// or the kick's. The snare's reading halves where half the tempo lies nearer the tempo
+    /// estimate's prior within the limits (``prefers(_:to:)``); the kick's alone wherever half the
+    /// tempo lies within the limits (session 76). `nil` to keep it; with the halved grid, whether the
+    /// kick alone chose it.
     ///
     /// A snare on one beat in four is a back-beat at half the tempo (hip-hop at 81 BPM read at 162,
     /// its snare on 2 and 4) or a half-time feel at this one (trap at 140, its snare on 3): the drums
@@ -268,21 +278,42 @@ extension GridFitter {
     /// that were right, docs/analyze-log.md, session 56). At either reading the snare is on a beat,
     /// so the beats kept are its parity's. A snare on one beat in eight (a half-time feel at half the
     /// tempo) is read alike.
+    ///
+    /// A kick alone on one beat in eight where the snare gives no parity is another matter: then no
+    /// drum marks a bar of this level at all, and the only one that marks anything falls once in two
+    /// of its bars, which no groove plays. At half the tempo it falls once a bar (a one-drop reggae's
+    /// kick and cross-stick on beat 3), so this level is not the beat's and the prior has no choice
+    /// to make between the two (a one-drop at 72 BPM read at 144 was kept there by the prior).
     func halvedOnTheSnare(_ segment: FittedSegment, frames: inout DrumFrames, frameDuration: Double)
-        -> FittedSegment?
+        -> (segment: FittedSegment, kickAlone: Bool)?
     {
-        guard prefers(segment.bpm / 2, to: segment.bpm) else { return nil }
-        // The snare first; where it gives no parity, a kick alone once in eight beats.
-        guard
-            let parity = DrumDetector.oneInFourOrFewer(
-                DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration))
-                ?? DrumDetector.aloneInEight(
-                    DrumDetector.kicks(of: segment.beats, frames: &frames, frameDuration: frameDuration)
-                ).map({ $0 % 2 })
-        else { return nil }
+        let half = segment.bpm / 2
+        guard levelTempoLimits.contains(half) else { return nil }
+        let parity: Int
+        let kickAlone: Bool
+        if prefers(half, to: segment.bpm) {
+            // The snare first; where it gives no parity, a kick alone once in eight beats.
+            guard
+                let found = DrumDetector.oneInFourOrFewer(
+                    DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration))
+                    ?? DrumDetector.aloneInEight(
+                        DrumDetector.kicks(of: segment.beats, frames: &frames, frameDuration: frameDuration)
+                    ).map({ $0 % 2 })
+            else { return nil }
+            (parity, kickAlone) = (found, false)
+        } else {
+            // Against the prior, only the kick alone, where the snare gives no parity.
+            guard
+                DrumDetector.oneInFourOrFewer(
+                    DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration)) == nil,
+                let phase = DrumDetector.aloneInEight(
+                    DrumDetector.kicks(of: segment.beats, frames: &frames, frameDuration: frameDuration))
+            else { return nil }
+            (parity, kickAlone) = (phase % 2, true)
+        }
         let kept = segment.beats.enumerated().filter { $0.offset % 2 == parity }.map(\.element)
         guard let first = kept.first, kept.count >= 2 else { return nil }
-        return FittedSegment(bpm: segment.bpm / 2, firstBeat: first, beats: kept)
+        return (FittedSegment(bpm: half, firstBeat: first, beats: kept), kickAlone)
     }
 
     /// `segment`, one grid, at twice its tempo when its snare falls clearly on the points
