@@ -248,6 +248,12 @@ struct SnareLevelTests {
         var gaps = Self.kicks([0, 0, 0.9, 0, 0, 0, 0, 0], count: 160)
         for index in stride(from: 5, to: gaps.count, by: 32) { gaps[index] = nil }
         #expect(DrumDetector.aloneInEight(gaps) == 2)
+        // Eights without a kick heard (a drumless break every other eight) are left out, not read as
+        // a groove whose kick stands out nowhere: over every eight the one-drop would not reach t 5.
+        let breaks = Self.kicks([0, 0, 0.9, 0, 0, 0, 0, 0] + [Float](repeating: 0, count: 8))
+        #expect(DrumDetector.standingOutAlone(breaks, every: 8) == nil)
+        #expect(DrumDetector.aloneInEight(breaks) == 2)
+        #expect(DrumDetector.aloneInEight(Self.kicks([0.2, 0, 0.1, 0, 0, 0, 0, 0])) == nil)
     }
 
     /// Frames (hop 10 ms) with the kick at 0.9 on the beats of `beats` whose number modulo 8 is in
