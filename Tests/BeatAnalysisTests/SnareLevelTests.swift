@@ -171,23 +171,25 @@ struct SnareLevelTests {
         return beats
     }
 
+    /// `beats` read as followed beats are (the hold on, ``GridFitter/snareLevel(pieceBeats:frames:frameDuration:holdingAlong:)``)
+    /// on `frames` (hop 10 ms): the beats at their new level and that level, or `nil`.
+    static func followed(_ beats: [Double], _ frames: DrumFrames) -> (beats: [Double], level: MetricLevel)? {
+        var frames = frames
+        return GridFitter().snareLevel(pieceBeats: beats, frames: &frames, frameDuration: 0.01, holdingAlong: true)
+    }
+
     @Test("followed beats are halved on the snare where the prior prefers half at both ends of their tempo")
     func followedBeats() throws {
         // Hip-hop at 88 read at 176, drifting ±4 %: the prior prefers half all along (over 154.9 BPM).
         let fast = Self.drifting(centre: 176, depth: 0.04, count: 256)
-        var frames = Self.snareFrames(fast, on: [1])
-        let halved = try #require(
-            GridFitter().snareLevel(pieceBeats: fast, frames: &frames, frameDuration: 0.01, holdingAlong: true))
+        let halved = try #require(Self.followed(fast, Self.snareFrames(fast, on: [1])))
         #expect(halved.level == .half)
         #expect(halved.beats == stride(from: 1, to: fast.count, by: 2).map { fast[$0] })
         // A metal song at 157 with a half-time snare, drifting ±4 % (151–163 BPM): the prior would halve
         // it at its median tempo, but not at its slowest, so followed beats keep their level...
         let metal = Self.drifting(centre: 157, depth: 0.04, count: 256)
-        let slowest = try #require(GridFitter.localTempoSpread(metal)?.slow)
-        #expect(slowest < 154)
-        var again = Self.snareFrames(metal, on: [1])
-        #expect(
-            GridFitter().snareLevel(pieceBeats: metal, frames: &again, frameDuration: 0.01, holdingAlong: true) == nil)
+        #expect(try #require(GridFitter.localTempoSpread(metal)?.slow) < 154)
+        #expect(Self.followed(metal, Self.snareFrames(metal, on: [1])) == nil)
         // ...while a ramp's beats (no hold) are read on their median interval alone.
         var ramp = Self.snareFrames(metal, on: [1])
         #expect(GridFitter().snareLevel(pieceBeats: metal, frames: &ramp, frameDuration: 0.01)?.level == .half)
@@ -315,17 +317,12 @@ struct SnareLevelTests {
     func followedBeatsOnTheKickAlone() throws {
         // A one-drop at 72 read at 144, drifting ±4 %: half lies within the limits all along.
         let reggae = Self.drifting(centre: 144, depth: 0.04, count: 256)
-        var frames = Self.drumFrames(reggae, kick: [4])
-        let halved = try #require(
-            GridFitter().snareLevel(pieceBeats: reggae, frames: &frames, frameDuration: 0.01, holdingAlong: true))
+        let halved = try #require(Self.followed(reggae, Self.drumFrames(reggae, kick: [4])))
         #expect(halved.level == .half)
         #expect(halved.beats == stride(from: 0, to: reggae.count, by: 2).map { reggae[$0] })
         // At 118 ±4 % the slow end's half (about 57 BPM) lies under the limits: the beats keep their level.
         let slow = Self.drifting(centre: 118, depth: 0.04, count: 256)
-        let slowest = try #require(GridFitter.localTempoSpread(slow)?.slow)
-        #expect(slowest / 2 < 58.2)
-        var again = Self.drumFrames(slow, kick: [4])
-        #expect(
-            GridFitter().snareLevel(pieceBeats: slow, frames: &again, frameDuration: 0.01, holdingAlong: true) == nil)
+        #expect(try #require(GridFitter.localTempoSpread(slow)?.slow) / 2 < 58.2)
+        #expect(Self.followed(slow, Self.drumFrames(slow, kick: [4])) == nil)
     }
 }
