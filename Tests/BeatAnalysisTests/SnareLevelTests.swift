@@ -281,7 +281,7 @@ struct SnareLevelTests {
         #expect(switched.level == .half)
         #expect(switched.segment.bpm == 82)
         #expect(switched.segment.beats == stride(from: 0, to: reggae.beats.count, by: 2).map { reggae.beats[$0] })
-        #expect(switched.kickAlone == false)
+        #expect(switched.againstThePrior == false)
         // Where the snare gives a parity, it is the snare's: here the other one.
         var both = Self.drumFrames(reggae.beats, kick: [2], snare: [1])
         let bySnare = try #require(GridFitter().snareLevel([reggae], frames: &both, frameDuration: 0.01))
@@ -299,7 +299,7 @@ struct SnareLevelTests {
         var frames = Self.drumFrames(reggae.beats, kick: [4])
         let switched = try #require(GridFitter().snareLevel([reggae], frames: &frames, frameDuration: 0.01))
         #expect(switched.level == .half)
-        #expect(switched.kickAlone)
+        #expect(switched.againstThePrior)
         #expect(switched.segment.bpm == 72)
         #expect(switched.segment.beats == stride(from: 0, to: reggae.beats.count, by: 2).map { reggae.beats[$0] })
         // A half-time feel at 140 whose snare falls on one beat in four (a back-beat at 70 too): the

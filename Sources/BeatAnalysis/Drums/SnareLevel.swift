@@ -133,12 +133,12 @@ extension GridFitter {
     /// Only a map of one grid is read (a map of tempo segments keeps the levels its pieces were given),
     /// and not a tempo the user gave.
     func snareLevel(_ segments: [FittedSegment], frames: inout DrumFrames, frameDuration: Double)
-        -> (segment: FittedSegment, level: MetricLevel, kickAlone: Bool)?
+        -> (segment: FittedSegment, level: MetricLevel, againstThePrior: Bool)?
     {
         guard options.forcedBPM == nil, segments.count == 1, let segment = segments.first, segment.beats.count >= 8
         else { return nil }
         if let halved = halvedOnTheSnare(segment, frames: &frames, frameDuration: frameDuration) {
-            return (halved.segment, .half, halved.kickAlone)
+            return (halved.segment, .half, halved.againstThePrior)
         }
         return doubledOnTheSnare(segment, frames: &frames, frameDuration: frameDuration).map { ($0, .double, false) }
     }
@@ -165,16 +165,14 @@ extension GridFitter {
         guard let switched = snareLevel([segment], frames: &frames, frameDuration: frameDuration) else { return nil }
         // The tempo prior chooses between the two readings of the snare; for followed beats it must
         // choose alike at the slow and the fast end of their local tempi.
-        // Where the kick alone chose (the prior not asked), the level must lie within the limits alike.
+        // Where the kick alone chose against the prior, the level must lie within the limits alike.
         if holdingAlong, let spread = Self.localTempoSpread(beats) {
             let factor = switched.level.factor
-            if switched.kickAlone {
-                guard levelTempoLimits.contains(spread.slow * factor), levelTempoLimits.contains(spread.fast * factor)
-                else { return nil }
-            } else {
-                guard prefers(spread.slow * factor, to: spread.slow), prefers(spread.fast * factor, to: spread.fast)
-                else { return nil }
+            func holds(_ bpm: Double) -> Bool {
+                switched.againstThePrior
+                    ? levelTempoLimits.contains(bpm * factor) : prefers(bpm * factor, to: bpm)
             }
+            guard holds(spread.slow), holds(spread.fast) else { return nil }
         }
         return (switched.segment.beats, switched.level)
     }
@@ -276,8 +274,8 @@ extension GridFitter {
     /// (``DrumDetector/aloneInEight(_:)``, session 71); the beats kept are those of the snare's parity,
     /// or the kick's. The snare's reading halves where half the tempo lies nearer the tempo
     /// estimate's prior within the limits (``prefers(_:to:)``); the kick's alone wherever half the
-    /// tempo lies within the limits (session 76). `nil` to keep it; with the halved grid, whether the
-    /// kick alone chose it.
+    /// tempo lies within the limits (session 76). `nil` to keep it; with the halved grid, whether it
+    /// was chosen against the prior (by the kick alone).
     ///
     /// A snare on one beat in four is a back-beat at half the tempo (hip-hop at 81 BPM read at 162,
     /// its snare on 2 and 4) or a half-time feel at this one (trap at 140, its snare on 3): the drums
@@ -293,35 +291,29 @@ extension GridFitter {
     /// kick and cross-stick on beat 3), so this level is not the beat's and the prior has no choice
     /// to make between the two (a one-drop at 72 BPM read at 144 was kept there by the prior).
     func halvedOnTheSnare(_ segment: FittedSegment, frames: inout DrumFrames, frameDuration: Double)
-        -> (segment: FittedSegment, kickAlone: Bool)?
+        -> (segment: FittedSegment, againstThePrior: Bool)?
     {
         let half = segment.bpm / 2
         guard levelTempoLimits.contains(half) else { return nil }
+        let withThePrior = prefers(half, to: segment.bpm)
         let parity: Int
-        let kickAlone: Bool
-        if prefers(half, to: segment.bpm) {
-            // The snare first; where it gives no parity, a kick alone once in eight beats.
-            guard
-                let found = DrumDetector.oneInFourOrFewer(
-                    DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration))
-                    ?? DrumDetector.aloneInEight(
-                        DrumDetector.kicks(of: segment.beats, frames: &frames, frameDuration: frameDuration)
-                    ).map({ $0 % 2 })
-            else { return nil }
-            (parity, kickAlone) = (found, false)
+        // The snare first, the prior choosing; where it gives no parity, a kick alone once in eight
+        // beats, against the prior too.
+        if let snare = DrumDetector.oneInFourOrFewer(
+            DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration))
+        {
+            guard withThePrior else { return nil }
+            parity = snare
         } else {
-            // Against the prior, only the kick alone, where the snare gives no parity.
             guard
-                DrumDetector.oneInFourOrFewer(
-                    DrumDetector.snares(of: segment.beats, frames: &frames, frameDuration: frameDuration)) == nil,
-                let phase = DrumDetector.aloneInEight(
+                let kick = DrumDetector.aloneInEight(
                     DrumDetector.kicks(of: segment.beats, frames: &frames, frameDuration: frameDuration))
             else { return nil }
-            (parity, kickAlone) = (phase % 2, true)
+            parity = kick % 2
         }
         let kept = segment.beats.enumerated().filter { $0.offset % 2 == parity }.map(\.element)
         guard let first = kept.first, kept.count >= 2 else { return nil }
-        return (FittedSegment(bpm: half, firstBeat: first, beats: kept), kickAlone)
+        return (FittedSegment(bpm: half, firstBeat: first, beats: kept), !withThePrior)
     }
 
     /// `segment`, one grid, at twice its tempo when its snare falls clearly on the points
