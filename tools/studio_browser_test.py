@@ -22,6 +22,7 @@ from pathlib import Path
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +49,18 @@ def wait_for(driver, script, timeout=60, what="condition"):
             return value
         time.sleep(0.1)
     raise TimeoutError(f"timed out waiting for {what}")
+
+
+def click_fresh(driver, selector, what, attempts=20):
+    """Clicks the element `selector` names, finding it again if the page rebuilt it in between (the
+    findings list is rebuilt each time the server's report comes back)."""
+    for _ in range(attempts):
+        try:
+            driver.find_element("css selector", selector).click()
+            return
+        except (StaleElementReferenceException, NoSuchElementException):
+            time.sleep(0.1)
+    raise TimeoutError(f"could not click {what}: the page kept rebuilding it")
 
 
 def find(name):
@@ -230,7 +243,7 @@ def main():
         # it back.
         wait_for(driver, "const f = window.beatmapStudio.findings(); return f && f.findings.some("
                          "x => x.rule === 'audio-offbeat' && x.fix)", 30, "the audio-offbeat finding")
-        driver.find_element("css selector", "#findings li button.fix").click()
+        click_fresh(driver, "#findings li[data-rule='audio-offbeat'] button.fix", "the audio-offbeat fix")
         wait_for(driver, f"return JSON.parse(window.beatmapStudio.mapText()).beats[0] < {first} + 0.1", 10, "the fix")
         fixed = json.loads(driver.execute_script("return window.beatmapStudio.mapText()"))
         check(abs(fixed["beats"][0] - first) < 1e-6,
@@ -247,7 +260,7 @@ def main():
             driver.execute_script("document.querySelector('[data-nudge=\"-10\"]').click()")
         wait_for(driver, "const f = window.beatmapStudio.findings(); return f && f.errors > 0", 20, "an error finding")
         saved_before = map_path.read_bytes()
-        driver.find_element("css selector", "#findings li.error[title]").click()
+        click_fresh(driver, "#findings li.error[title]", "the error finding")
         time.sleep(0.2)
         at = driver.execute_script("return window.beatmapStudio.clock().savedPosition")
         check(at < 0.2, f"clicking the finding seeks to its beat ({at:.3f} s)")

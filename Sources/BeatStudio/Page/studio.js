@@ -328,6 +328,7 @@ function showFindings() {
   for (const finding of report.findings) {
     const item = document.createElement("li");
     item.className = finding.severity;
+    item.dataset.rule = finding.rule;
     const rule = document.createElement("span");
     rule.className = "rule";
     rule.textContent = `[${finding.rule}] `;
