@@ -68,7 +68,9 @@ extension GridFitter {
         // The line (time against beat number) through `anchor`'s beats, as the time of beat 0 and the
         // period; `nil` where it does not rise.
         func line(through anchor: Range<Int>) -> (origin: Double, period: Double)? {
-            guard let line = Self.beatLine(beats, anchor) else { return nil }
+            guard anchor.lowerBound >= 0, anchor.upperBound <= count, let line = Self.beatLine(beats, anchor) else {
+                return nil
+            }
             let period = line(1) - line(0)
             return period > 0 ? (line(0), period) : nil
         }
@@ -127,7 +129,12 @@ extension GridFitter {
         // and the ``passageEdgeBeats`` - 1 after it all lie 0.3 to 0.7 of a beat from that line (a
         // jump, not a drift away). The part ends before its beats jump back (``jumpsBack``) or at
         // the passage's end. Returns the part (at least ``passageEdgeBeats`` beats), or `nil`.
-        func halfOffFrom(_ passage: Range<Int>, step: Int, slid: inout Range<Int>?) -> Range<Int>? {
+        func halfOffFrom(_ drumless: Range<Int>, step: Int, slid: inout Range<Int>?) -> Range<Int>? {
+            // From ``passageEdgeBeats`` beats before the passage on each side (session 77): the
+            // tracker, which changes its tempo a little at a time, can start its slide off the beat
+            // while the drums still play.
+            let passage =
+                max(0, drumless.lowerBound - passageEdgeBeats)..<min(count, drumless.upperBound + passageEdgeBeats)
             var member = step > 0 ? passage.lowerBound : passage.upperBound - 1
             while passage.contains(member) {
                 guard let drumsLine = line(through: window(before: member, step: step)) else { return nil }
