@@ -157,7 +157,6 @@ public struct BeatMapAnalyzer: Sendable {
         var taken: [MadeFix] = []
         if options.grid.mode != .free, options.grid.forcedBPM == nil {
             (fit, taken) = Self.takingFixes(fit, onsets: onsets, audio: audio, path: audioURL.path)
-            fit = drumlessPassagesAfterDoubling(fit, taken: taken, analysis: analysis, drums: drums)
         }
         // The meter and bar phase, over the fitted beats.
         let bars = Self.bars(fit, analysis: analysis, forced: options.beatsPerBar, drums: drums)
@@ -286,36 +285,6 @@ public struct BeatMapAnalyzer: Sendable {
             fixed.alternatives = [old]
         }
         return (fixed, outcome.fixes)
-    }
-
-    /// `fit` with the drumless-passage step (step 8, ``GridFitter/drumlessPassagesOnTheDrums(_:drums:)``)
-    /// read again where `taken` doubled followed beats: a passage the tracker followed a quarter of its
-    /// beat off, at half the song's tempo, lies half a beat off the drums at the level the map ends
-    /// at, where the step reads it (session 77). The beats moved go onto their transients as the fit's
-    /// do. `fit` as it is otherwise.
-    func drumlessPassagesAfterDoubling(
-        _ fit: GridFit, taken: [MadeFix], analysis: AudioAnalysis, drums: SharedDrumFrames
-    ) -> GridFit {
-        let doubled = taken.contains { fix in
-            if case .metricLevel(let level) = fix.edit { return level == .double }
-            return false
-        }
-        guard doubled, fit.method == .follow else { return fit }
-        let hop = analysis.envelope.hopDuration
-        let beats = fit.beats
-        let moved = drums.reading { frames in
-            GridFitter.drumlessPassagesOnTheDrums(beats) {
-                DrumDetector.strength(&frames, at: $0, frameDuration: hop)
-            }
-        }
-        guard let moved else { return fit }
-        let placement = GridFitter.TransientPlacement(
-            blockLevels: analysis.blockLevels, blockDuration: analysis.blockDuration, duration: analysis.duration)
-        var result = fit
-        result.segments = placement.aligned(
-            GridFitter(options: options.grid).followed(moved, duration: analysis.duration))
-        result.beats = result.segments.flatMap(\.beats)
-        return result
     }
 
     /// The map's `analysis` member.

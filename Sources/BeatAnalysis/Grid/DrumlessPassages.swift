@@ -68,9 +68,7 @@ extension GridFitter {
         // The line (time against beat number) through `anchor`'s beats, as the time of beat 0 and the
         // period; `nil` where it does not rise.
         func line(through anchor: Range<Int>) -> (origin: Double, period: Double)? {
-            guard anchor.lowerBound >= 0, anchor.upperBound <= count, let line = Self.beatLine(beats, anchor) else {
-                return nil
-            }
+            guard let line = Self.beatLine(beats, anchor) else { return nil }
             let period = line(1) - line(0)
             return period > 0 ? (line(0), period) : nil
         }
@@ -78,11 +76,6 @@ extension GridFitter {
         func phase(_ member: Int, on line: (origin: Double, period: Double)) -> Double {
             let position = (beats[member] - line.origin) / line.period
             return position - position.rounded(.down)
-        }
-        // The same phase from -0.5 to 0.5: how far and which way off the line.
-        func signedPhase(_ member: Int, on line: (origin: Double, period: Double)) -> Double {
-            let value = phase(member, on: line)
-            return value > 0.5 ? value - 1 : value
         }
         // On the line (within 0.15 of a beat), or half a beat off it (0.3 to 0.7).
         func isOn(_ phase: Double) -> Bool { min(phase, 1 - phase) <= 0.15 }
@@ -129,12 +122,7 @@ extension GridFitter {
         // and the ``passageEdgeBeats`` - 1 after it all lie 0.3 to 0.7 of a beat from that line (a
         // jump, not a drift away). The part ends before its beats jump back (``jumpsBack``) or at
         // the passage's end. Returns the part (at least ``passageEdgeBeats`` beats), or `nil`.
-        func halfOffFrom(_ drumless: Range<Int>, step: Int, slid: inout Range<Int>?) -> Range<Int>? {
-            // From ``passageEdgeBeats`` beats before the passage on each side (session 77): the
-            // tracker, which changes its tempo a little at a time, can start its slide off the beat
-            // while the drums still play.
-            let passage =
-                max(0, drumless.lowerBound - passageEdgeBeats)..<min(count, drumless.upperBound + passageEdgeBeats)
+        func halfOffFrom(_ passage: Range<Int>, step: Int) -> Range<Int>? {
             var member = step > 0 ? passage.lowerBound : passage.upperBound - 1
             while passage.contains(member) {
                 guard let drumsLine = line(through: window(before: member, step: step)) else { return nil }
@@ -142,22 +130,9 @@ extension GridFitter {
                     member += step
                     continue
                 }
-                // A slide (session 77): the tracker can leave the drums' beat over a few beats rather
-                // than in one jump, each beat further off the same way; the part starts at the first
-                // beat from which it lies half off, and the slide's beats are dropped.
-                var jump = member
-                while !edge(from: jump, step: step, in: passage, on: drumsLine, isHalfOff) {
-                    let next = jump + step
-                    let here = signedPhase(jump, on: drumsLine)
-                    let there = signedPhase(next, on: drumsLine)
-                    guard abs(jump - member) + 1 < passageEdgeBeats, passage.contains(next), abs(here) < 0.3,
-                        here * there > 0, abs(there) > abs(here)
-                    else { return nil }
-                    jump = next
-                }
-                slid = min(member, jump - step)..<(max(member, jump - step) + 1)
-                if jump == member { slid = nil }
+                guard edge(from: member, step: step, in: passage, on: drumsLine, isHalfOff) else { return nil }
                 // Through the part, up to a jump back.
+                let jump = member
                 var length = passageEdgeBeats
                 while passage.contains(jump + length * step),
                     !jumpsBack(at: jump + length * step, step: step, part: length, drumsLine: drumsLine, in: passage)
@@ -183,15 +158,12 @@ extension GridFitter {
         }
 
         var moving: [Range<Int>] = []
-        var dropped = Set<Int>()
         for passage in passages {
             let before = (passage.lowerBound - drumSideBeats)..<passage.lowerBound
             let after = passage.upperBound..<(passage.upperBound + drumSideBeats)
             // Per side: `nil` where there is no drummed side, `.some(nil)` where it does not say half.
-            var slides: [Range<Int>?] = [nil, nil]
-            let fromBefore: Range<Int>?? = isDrummed(before) ? .some(halfOffFrom(passage, step: 1, slid: &slides[0])) : nil
-            let fromAfter: Range<Int>?? =
-                isDrummed(after) ? .some(halfOffFrom(passage, step: -1, slid: &slides[1])) : nil
+            let fromBefore: Range<Int>?? = isDrummed(before) ? .some(halfOffFrom(passage, step: 1)) : nil
+            let fromAfter: Range<Int>?? = isDrummed(after) ? .some(halfOffFrom(passage, step: -1)) : nil
             var range: Range<Int>?
             switch (fromBefore, fromAfter) {
             case (.some(let one?), .some(let other?)):
@@ -202,62 +174,48 @@ extension GridFitter {
             case (.some(let part?), nil), (nil, .some(let part?)): range = part
             default: range = nil
             }
-            if let range {
-                moving.append(range)
-                // The slides into and out of the part: neither on the beat nor half off it.
-                for slide in slides.compactMap({ $0 }) { dropped.formUnion(slide.filter { !range.contains($0) }) }
-            }
+            if let range { moving.append(range) }
         }
         guard !moving.isEmpty else { return nil }
 
-        return Self.halfABeatLater(beats, parts: moving, dropping: dropped)
+        return Self.halfABeatLater(beats, parts: moving)
     }
 
     /// `beats` with each of `parts` (disjoint runs of indices, in order, each of at least two beats)
     /// moved half a beat later: each beat by half its own interval within the part (the last by half
-    /// the one before it: the interval out of the part is the tracker's jump), and the beats of
-    /// `dropping` (the slides into a part, session 77) left out. Where a part meets the
+    /// the one before it: the interval out of the part is the tracker's jump). Where a part meets the
     /// beats kept, a moved beat within two thirds of a beat of one is dropped (a tracker's stretch off
     /// the beat can run on past the part, and two beats half a beat apart make a tap ambiguous; a
-    /// beat and a half is one beat missing), and a gap of n beats (its length over the part's median
-    /// interval, rounded; two from a beat and three quarters) gets n − 1 beats evenly spaced in it: a
-    /// jump of a beat and a half, moved on by half a beat, or the beats a slide took off the beat.
-    static func halfABeatLater(_ beats: [Double], parts: [Range<Int>], dropping: Set<Int> = []) -> [Double] {
+    /// beat and a half is one beat missing), and a gap of two beats (over a beat and three quarters)
+    /// gets the beat in its middle: a jump of a beat and a half, moved on by half a beat.
+    static func halfABeatLater(_ beats: [Double], parts: [Range<Int>]) -> [Double] {
         let count = beats.count
         var result: [Double] = []
         var next = 0
-        // `n` - 1 beats evenly spaced between `from` and `to`, where their gap is `n` beats of
-        // `typical` (at least two from a beat and three quarters).
-        func filling(from: Double, to: Double, typical: Double) -> [Double] {
-            let gap = to - from
-            guard typical > 0, gap > 1.75 * typical else { return [] }
-            let beatsInGap = max(2, Int((gap / typical).rounded()))
-            return (1..<beatsInGap).map { from + gap * Double($0) / Double(beatsInGap) }
-        }
         for part in parts {
-            result += (next..<part.lowerBound).filter { !dropping.contains($0) }.map { beats[$0] }
+            result += beats[next..<part.lowerBound]
             var moved = part.map { member -> Double in
                 let interval =
                     member + 1 < part.upperBound
                     ? beats[member + 1] - beats[member] : beats[member] - beats[member - 1]
                 return beats[member] + interval / 2
             }
-            let following = (part.upperBound..<count).first { !dropping.contains($0) }.map { beats[$0] }
+            let following = part.upperBound < count ? beats[part.upperBound] : nil
             let typical = Self.median(ArraySlice(zip(beats[part].dropFirst(), beats[part]).map { $0 - $1 }))
             moved.removeAll { beat in
                 (result.last.map { beat - $0 < 2 * typical / 3 } ?? false)
                     || (following.map { $0 - beat < 2 * typical / 3 } ?? false)
             }
-            if let last = result.last, let first = moved.first {
-                moved.insert(contentsOf: filling(from: last, to: first, typical: typical), at: 0)
+            if let last = result.last, let first = moved.first, first - last > 1.75 * typical {
+                moved.insert((last + first) / 2, at: 0)
             }
-            if let following, let last = moved.last {
-                moved += filling(from: last, to: following, typical: typical)
+            if let following, let last = moved.last, following - last > 1.75 * typical {
+                moved.append((last + following) / 2)
             }
             result += moved
             next = part.upperBound
         }
-        result += (next..<count).filter { !dropping.contains($0) }.map { beats[$0] }
+        result += beats[next...]
         return result
     }
 }
