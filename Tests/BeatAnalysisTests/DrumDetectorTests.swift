@@ -159,11 +159,32 @@ struct DrumDetectorTests {
     }
 
     @Test("a grid on the first of two kicks a sixteenth apart moves a quarter of a beat, onto the second")
-    func pickupMoves() {
+    func pickupMoves() throws {
         // Samba's bass drum read a sixteenth early: kicks on the beats and a quarter of a beat after.
         var early = Self.kickFrames(Self.beats, at: [0, 0.25])
         #expect(DrumDetector.betterShift(of: Self.beats, frames: &early, frameDuration: 0.01) == nil)
-        #expect(DrumDetector.pickupShift(of: Self.beats, frames: &early, frameDuration: 0.01) == 0.25)
+        let shift = try #require(DrumDetector.pickupShift(of: Self.beats, frames: &early, frameDuration: 0.01))
+        #expect(abs(shift - 0.25) <= 0.02)
+    }
+
+    @Test(
+        "a grid on a swung pickup moves by the pickup's own distance, not a quarter of a beat",
+        arguments: [1.0 / 6.0, 0.2])
+    func swungPickupMoves(distance: Double) throws {
+        // A bossa's kick pair with its sixteenths swung: the pickup a sixth (a triplet's) or a fifth of
+        // a beat before the beat, read by a grid on the pickups.
+        var early = Self.kickFrames(Self.beats, at: [0, distance])
+        #expect(DrumDetector.betterShift(of: Self.beats, frames: &early, frameDuration: 0.01) == nil)
+        let shift = try #require(DrumDetector.pickupShift(of: Self.beats, frames: &early, frameDuration: 0.01))
+        #expect(abs(shift - distance) <= 0.02)
+    }
+
+    @Test("a right swung grid stays: its pickup comes before it, its swung sixteenth a third of a beat after")
+    func swungGridStays() {
+        var pickup = Self.kickFrames(Self.beats, at: [-1.0 / 6.0, 0])
+        #expect(DrumDetector.pickupShift(of: Self.beats, frames: &pickup, frameDuration: 0.01) == nil)
+        var after = Self.kickFrames(Self.beats, at: [0, 1.0 / 3.0])
+        #expect(DrumDetector.pickupShift(of: Self.beats, frames: &after, frameDuration: 0.01) == nil)
     }
 
     /// Kicks (where, how strong) that keep a grid where it is.
@@ -219,6 +240,17 @@ struct DrumDetectorTests {
             (20..<26).contains(index) ? truth[index] - 0.25 * (truth[index] - truth[index - 1]) : truth[index]
         }
         #expect(DrumDetector.pickupRuns(of: brief, frames: &frames, frameDuration: 0.01).isEmpty)
+    }
+
+    @Test("the pickup's distance is measured where a kick peaks inside its window, a quarter otherwise")
+    func pickupDistance() {
+        var swung = Self.kickFrames(Self.beats, at: [0, 0.2])
+        #expect(abs(DrumDetector.pickupDistance(of: Self.beats, frames: &swung, frameDuration: 0.01) - 0.2) <= 0.02)
+        // The swung sixteenth after a right beat lies outside the window; no kick after the beat at all.
+        var after = Self.kickFrames(Self.beats, at: [0, 1.0 / 3.0])
+        #expect(DrumDetector.pickupDistance(of: Self.beats, frames: &after, frameDuration: 0.01) == DrumDetector.pickup)
+        var alone = Self.kickFrames(Self.beats, at: [0])
+        #expect(DrumDetector.pickupDistance(of: Self.beats, frames: &alone, frameDuration: 0.01) == DrumDetector.pickup)
     }
 
     /// Frames (hop 10 ms) where the drums lean to the midpoints of `beats`: kick plus snare 0.5 on each

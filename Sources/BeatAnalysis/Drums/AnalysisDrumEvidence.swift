@@ -5,7 +5,7 @@ public import Foundation
 
 /// The drum evidence of an analysed audio file, for `audio-misaligned`, `audio-offbeat` and
 /// `audio-metric-level`: the analyzer's learned kick and snare detector read at the beats asked about,
-/// as its drum check reads it (``DrumDetector/pickupShift(of:frames:frameDuration:)``,
+/// as its drum check reads it (``DrumDetector/pickupShift(of:frames:frameDuration:distance:)``,
 /// ``DrumDetector/betterShift(of:frames:frameDuration:phaseUnchosen:)``,
 /// ``DrumDetector/oneInFourOrFewer(_:)``).
 public struct AnalysisDrumEvidence: DrumEvidence {

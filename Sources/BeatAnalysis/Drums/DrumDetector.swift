@@ -6,8 +6,9 @@ import Foundation
 /// drums' sound from a thousand clips of our own (random General-MIDI songs rendered with soundfonts
 /// the corpus does not use: `tools/learned/drums.py`, tools/learned/README.md "Which sound is the
 /// kick"), and the check built on it: the beats move by a third, a half or two thirds of a beat when
-/// the drums sit clearly more there than on the beats, or by a quarter when they sit on the first of
-/// two kicks a sixteenth apart (``pickupShift(of:frames:frameDuration:)``).
+/// the drums sit clearly more there than on the beats, or by the sixteenth between them (a quarter
+/// played straight, less swung) when they sit on the first of two kicks a sixteenth apart
+/// (``pickupShift(of:frames:frameDuration:distance:)``).
 ///
 /// The onset curve and the 150 Hz low band the grid rules read cannot tell a kick from a bass note,
 /// or a snare from a hi-hat or a synth stab: dance music's off-beat bass and open hi-hat, a shuffle's
@@ -149,29 +150,80 @@ enum DrumDetector {
         return nil
     }
 
-    /// A quarter of a beat, the move ``pickupShift(of:frames:frameDuration:)`` makes.
+    /// A quarter of a beat: a straight sixteenth, the pickup's distance where none is measured
+    /// (``pickupDistance(of:frames:frameDuration:)``).
     static let pickup = 0.25
-    /// The mean kick probability a pickup needs at the beats and at the points a quarter of a beat
-    /// after them: a kick at more than half of them, more likely than not.
+    /// Where after a beat the pickup's distance is measured, as fractions of the beat: from an eighth
+    /// to seven twenty-fourths. A sixteenth before the beat lies a quarter of a beat before it played
+    /// straight and up to a sixth (a triplet's) swung; the window holds both and stops short of the
+    /// swung sixteenth after a beat (a third of one), so a right swung grid does not read its own next
+    /// kick as a pickup's.
+    static let pickupWindow = (1.0 / 8.0)...(7.0 / 24.0)
+    /// The mean kick probability a pickup needs at the beats and at the points its distance after
+    /// them: a kick at more than half of them, more likely than not.
     static let pickupKick: Float = 0.5
 
-    /// A quarter of a beat (``pickup``) when `beats` (seconds, increasing) sit on the first of two
-    /// kicks a sixteenth apart on every beat, read from `frames` as ``betterShift(of:frames:frameDuration:phaseUnchosen:)``
-    /// reads them; `nil` to keep them.
+    /// How far before the beat a pickup kick sits, as a fraction of a beat, measured on `beats`
+    /// (seconds, increasing) were they on the pickups: after each beat whose kick is heard (at
+    /// least ``pickupKick``), the frame with the strongest kick within ``pickupWindow``, where that
+    /// kick is heard too and peaks inside the window (not at either end); the median of those
+    /// frames' places, or a quarter (``pickup``) where that lies within a frame of one at the beats'
+    /// mean interval or where no beat gives a place.
+    static func pickupDistance(of beats: [Double], frames: inout DrumFrames, frameDuration: Double) -> Double {
+        guard beats.count >= 3, frameDuration > 0, frames.count > 0 else { return pickup }
+        var places: [Double] = []
+        for index in 1..<(beats.count - 1) {
+            let beat = beats[index]
+            let interval = beats[index + 1] - beat
+            guard interval > 0,
+                let atBeat = strongest(&frames, at: beat, frameDuration: frameDuration, { $0.kick(at: $1) }),
+                atBeat >= pickupKick
+            else { continue }
+            let first = Int(((beat + pickupWindow.lowerBound * interval) / frameDuration).rounded(.up))
+            let last = Int(((beat + pickupWindow.upperBound * interval) / frameDuration).rounded(.down))
+            guard first >= 0, last < frames.count, first <= last else { continue }
+            var best: (frame: Int, kick: Float)?
+            for frame in first...last {
+                let kick = frames.kick(at: frame)
+                if best.map({ kick > $0.kick }) ?? true { best = (frame, kick) }
+            }
+            // A kick that peaks inside the window: one still rising at its end is the next one's, one
+            // still falling at its start the beat's own.
+            if let best, best.kick >= pickupKick, best.frame > first, best.frame < last {
+                places.append((Double(best.frame) * frameDuration - beat) / interval)
+            }
+        }
+        guard !places.isEmpty else { return pickup }
+        places.sort()
+        let middle = places.count / 2
+        let median = places.count % 2 == 1 ? places[middle] : (places[middle - 1] + places[middle]) / 2
+        // Within a frame of a straight sixteenth the measure cannot tell it from one.
+        let meanInterval = (beats[beats.count - 1] - beats[0]) / Double(beats.count - 1)
+        return abs(median - pickup) * meanInterval <= frameDuration ? pickup : median
+    }
+
+    /// The pickup's distance (``pickupDistance(of:frames:frameDuration:)``, a quarter of a beat played
+    /// straight) when `beats` (seconds, increasing) sit on the first of two kicks a sixteenth apart
+    /// on every beat, read from `frames` as ``betterShift(of:frames:frameDuration:phaseUnchosen:)``
+    /// reads them; `nil` to keep them. A `distance` given is used instead of one measured.
     ///
     /// A kick a sixteenth before the beat leads into it (samba's and bossa nova's bass drum, on the
     /// beat and on the sixteenth before each one): the two kicks sound alike to the check above, which
     /// compares a shift's points with the beats, so a grid on the first of each pair stays there, a
-    /// quarter of a beat early (session 36 found the check at ¼ and ¾ moving right bossas as often as
-    /// wrong ones). A pickup is told apart by what comes before it: the beats move a quarter of a beat
-    /// later when the kick sounds both at the beats and a quarter of a beat after them (its mean
-    /// probability at least ``pickupKick`` at each), and clearly more there than a quarter of a beat
-    /// before them (paired t at least ``minimumT``, the check's own margin). A right grid has its
+    /// sixteenth early (session 36 found the check at ¼ and ¾ moving right bossas as often as
+    /// wrong ones). A pickup is told apart by what comes before it: the beats move by the pickup's
+    /// distance when the kick sounds both at the beats and that far after them (its mean
+    /// probability at least ``pickupKick`` at each), and clearly more there than as far before
+    /// them (paired t at least ``minimumT``, the check's own margin). A right grid has its
     /// pickup before the beat and nothing after it, and does not move; a kick on every sixteenth has
-    /// as much before as after.
-    static func pickupShift(of beats: [Double], frames: inout DrumFrames, frameDuration: Double) -> Double? {
-        let read = beats.prefix { $0 < DrumBands.span }
+    /// as much before as after. The distance is measured because a swung sixteenth is not a quarter
+    /// of a beat from the beat (session 78).
+    static func pickupShift(
+        of beats: [Double], frames: inout DrumFrames, frameDuration: Double, distance given: Double? = nil
+    ) -> Double? {
+        let read = Array(beats.prefix { $0 < DrumBands.span })
         guard read.count >= minimumBeats, frameDuration > 0, frames.count > 0 else { return nil }
+        let distance = given ?? pickupDistance(of: read, frames: &frames, frameDuration: frameDuration)
         func kick(at time: Double) -> Float {
             strongest(&frames, at: time, frameDuration: frameDuration) { $0.kick(at: $1) } ?? 0
         }
@@ -180,8 +232,8 @@ enum DrumDetector {
         var differences: [Double] = []
         for index in 1..<(read.count - 1) {
             let beat = read[index]
-            let early = kick(at: beat - pickup * (beat - read[index - 1]))
-            let late = kick(at: beat + pickup * (read[index + 1] - beat))
+            let early = kick(at: beat - distance * (beat - read[index - 1]))
+            let late = kick(at: beat + distance * (read[index + 1] - beat))
             atBeats += kick(at: beat)
             after += late
             differences.append(Double(late - early))
@@ -190,19 +242,21 @@ enum DrumDetector {
         guard atBeats / count >= pickupKick, after / count >= pickupKick, PairedT.of(differences) >= minimumT else {
             return nil
         }
-        return pickup
+        return distance
     }
 
     /// The runs of beats followed one by one (`beats`, seconds, increasing) that sit on the pickup a
-    /// sixteenth before the kick on the beat, as ``pickupShift(of:frames:frameDuration:)`` reads a
-    /// grid: index ranges of `beats`, each to move a quarter of its own beat later.
+    /// sixteenth before the kick on the beat, as ``pickupShift(of:frames:frameDuration:distance:)``
+    /// reads a grid: index ranges of `beats`, each to move a quarter of its own beat later.
     ///
     /// A tracker that follows a bossa's beats can take the pickup for the beat for a stretch and come
     /// back to the beat for the next, so over the whole song the pickup neither holds nor fails.
     /// Each beat is marked where the kick sounds at it and a quarter of a beat after it (each at least
     /// ``pickupKick``) and more after than before; runs of marked beats (a single unmarked beat inside
     /// a run, a fill, is carried) of at least ``minimumBeats`` are each asked the whole grid's question
-    /// over their own beats, with its margin.
+    /// over their own beats, with its margin, at a quarter: a run can be as short as two bars, and a
+    /// distance measured for it is one freedom more than that margin was set for (session 78's trial
+    /// SW2 moved a swung metal song's half-tempo runs by a measured sixth).
     static func pickupRuns(of beats: [Double], frames: inout DrumFrames, frameDuration: Double) -> [Range<Int>] {
         let read = Array(beats.prefix { $0 < DrumBands.span })
         guard read.count >= minimumBeats + 2, frameDuration > 0, frames.count > 0 else { return [] }
@@ -229,7 +283,9 @@ enum DrumDetector {
             }
             // The run's beats and one on either side, whose intervals its first and last beats read.
             if end - index >= minimumBeats,
-                pickupShift(of: Array(read[(index - 1)...end]), frames: &frames, frameDuration: frameDuration) != nil
+                pickupShift(
+                    of: Array(read[(index - 1)...end]), frames: &frames, frameDuration: frameDuration,
+                    distance: pickup) != nil
             {
                 runs.append(index..<end)
             }

@@ -150,8 +150,8 @@ extension GridFitter {
 
     /// Beats where the drums are, when the drums sit clearly between them (a third, a half or two
     /// thirds of a beat on) rather than on them, or the beats sit on the pickup a sixteenth before the
-    /// kick on the beat (``DrumDetector/pickupShift(of:frames:frameDuration:)``, a quarter of a beat
-    /// on): the learned detector tells a kick and a snare from
+    /// kick on the beat (``DrumDetector/pickupShift(of:frames:frameDuration:distance:)``, a quarter of
+    /// a beat on played straight, less swung): the learned detector tells a kick and a snare from
     /// the bass line, hi-hats and stabs the grid rules read alike. Read on the beats as they would
     /// be written (the detector's peaks are a few hops wide, so the transients' shift matters), as
     /// tools/learned/drums.py measured it; beats that move are put on their transients again.

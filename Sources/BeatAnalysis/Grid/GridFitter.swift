@@ -25,7 +25,7 @@ import Foundation
 /// 5. The beats put on the start of their transients (``TransientAlignment``), then moved onto the
 ///    drums where a learned kick and snare detector finds them clearly between the beats
 ///    (``DrumDetector/betterShift(of:frames:frameDuration:)``) or the beats on a pickup a sixteenth
-///    before them (``DrumDetector/pickupShift(of:frames:frameDuration:)``), and aligned again.
+///    before them (``DrumDetector/pickupShift(of:frames:frameDuration:distance:)``), and aligned again.
 public struct GridFitter: Sendable {
     /// The options.
     public var options: GridFitOptions
