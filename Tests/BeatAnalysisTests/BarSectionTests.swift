@@ -79,4 +79,68 @@ struct BarSectionTests {
         // one), then bars of four again from the new downbeat.
         #expect(BarPositions.positions(of: map) == [1, 2, 3, 4, 1, 2, 3, 4, 1, 1, 2, 3])
     }
+
+    /// Kick on beats 1 and 3 (`thirdKick` on 3, 1.0 on 1, 0.2 elsewhere) and a harmony change on beat 1
+    /// (`change` against 0.2) of `count` beats whose downbeats are `downbeats`, with a smaller ripple
+    /// (±0.2): the downbeats against the rest cannot tell beat 1 from beat 3 where the kick leans on
+    /// 3; the template can.
+    static func halfBarFeatures(count: Int, downbeats: Set<Int>, thirdKick: Double, change: Double = 0.5) -> BarFeatures
+    {
+        func ripple(_ index: Int, _ salt: Int) -> Double {
+            Double((index * 7_919 + salt * 104_729) % 61) / 61 * 0.4 - 0.2
+        }
+        let thirds = Set(downbeats.map { $0 + 2 })
+        let kick = (0..<count).map {
+            (downbeats.contains($0) ? 1.0 : thirds.contains($0) ? thirdKick : 0.2) + ripple($0, 1)
+        }
+        let harmony = (0..<count).map { (downbeats.contains($0) ? change : 0.2) + ripple($0, 3) }
+        return BarFeatures(features: [
+            .init(name: "kick", values: BarFeatures.standardised(kick), sign: 1),
+            .init(name: "harmony1", values: BarFeatures.standardised(harmony), sign: 1),
+        ])
+    }
+
+    @Test("a section two beats out moves to the half of the bar the template reads over its own beats")
+    func halfBarByTemplate() throws {
+        let features = Self.halfBarFeatures(count: 40, downbeats: Set(stride(from: 0, to: 40, by: 4)), thirdKick: 1.3)
+        // One section of all 40 beats whose first beat is beat 3 of its bar (downbeats on 2, 6, …).
+        let moved = MeterEstimator.halvesByTemplate(
+            [BarSection(start: 0, position: 2)], features: features, minimumBeats: 12)
+        #expect(moved == [BarSection(start: 0, position: 0)])
+        // A section at the template's half stays.
+        let kept = MeterEstimator.halvesByTemplate(
+            [BarSection(start: 0, position: 0)], features: features, minimumBeats: 12)
+        #expect(kept == [BarSection(start: 0, position: 0)])
+    }
+
+    @Test("a section shorter than an estimate needs keeps its phase; one moved onto its neighbour's merges")
+    func halfBarShortAndMerged() throws {
+        let features = Self.halfBarFeatures(count: 40, downbeats: Set(stride(from: 0, to: 40, by: 4)), thirdKick: 1.3)
+        // Beats 0–7 at the right phase, then 8–39 two beats out: the long one moves and joins the first.
+        let merged = MeterEstimator.halvesByTemplate(
+            [BarSection(start: 0, position: 0), BarSection(start: 8, position: 2)], features: features,
+            minimumBeats: 12)
+        #expect(merged == [BarSection(start: 0, position: 0)])
+        // Beats 0–7 two beats out are fewer than 12: they stay as the path put them.
+        let short = MeterEstimator.halvesByTemplate(
+            [BarSection(start: 0, position: 2), BarSection(start: 8, position: 0)], features: features,
+            minimumBeats: 12)
+        #expect(short == [BarSection(start: 0, position: 2), BarSection(start: 8, position: 0)])
+    }
+
+    @Test("followed beats whose kick leans on beat 3 keep the estimate's bars: no section a half bar out")
+    func kickOnThree() throws {
+        let downbeats = Set(stride(from: 0, to: 160, by: 4))
+        // The kick leans on beat 3 and the harmony changes only a little on beat 1: the likelihoods
+        // prefer beat 3, the template beat 1 (by 0.13), and the sections' path alone took beat 3.
+        let features = Self.halfBarFeatures(count: 160, downbeats: downbeats, thirdKick: 1.3, change: 0.25)
+        let estimator = MeterEstimator(meters: [4])
+        var estimate = try #require(estimator.estimate(features))
+        #expect(estimate.firstDownbeat == 0)
+        estimate.sections = estimator.sections(features, estimate: estimate)
+        #expect(estimate.sections == [])
+        for index in 0..<160 {
+            #expect(estimate.isDownbeat(index) == downbeats.contains(index), "beat \(index)")
+        }
+    }
 }

@@ -25,8 +25,9 @@ extension MeterEstimator {
     /// than the sections of a song (on the train split no followed song got one); untempered, about
     /// 18. A single odd bar, with accents as uneven as a mix's, does not pay (`BarSectionTests`). The
     /// accents are then read again from the sections found, ``sectionPasses`` times in all (a song
-    /// whose phase changed halfway has its accents blurred in the one-phase estimate). Returns `[]`
-    /// when one phase holds throughout.
+    /// whose phase changed halfway has its accents blurred in the one-phase estimate). In 4/4 the
+    /// template then reads each section for the half bar the evidence cannot tell
+    /// (``halvesByTemplate(_:features:minimumBeats:)``). Returns `[]` when one phase holds throughout.
     func sections(_ features: BarFeatures, estimate: BarEstimate) -> [BarSection] {
         let meter = estimate.beatsPerBar
         guard meter >= 2, let count = features.features.first?.values.count, count >= 2 * meter else { return [] }
@@ -45,7 +46,38 @@ extension MeterEstimator {
             positions = path
             sections = found
         }
+        if meter == 4 { sections = Self.halvesByTemplate(sections, features: features, minimumBeats: minimumBeats) }
         return sections == onePhase ? [] : sections
+    }
+
+    /// `sections` (in 4/4) with each one of at least `minimumBeats` beats moved by half a bar where
+    /// ``BarTemplate`` over its own beats scores that phase above the section's by
+    /// ``BarTemplate/noiseMargin``; neighbours left at one phase merged.
+    ///
+    /// Why: the sections' evidence is the downbeats against the rest, which tells a downbeat from
+    /// the beats beside it (the kick and the bass against the back-beat) but not beat 1 from beat 3
+    /// where the kick or the bass marks both alike. The estimate asks the template for that after its
+    /// likelihoods; a section is read the same way, on its own beats, and only for the half bar
+    /// (docs/bars-log.md, session 79). Sections shorter than the estimate itself needs are left.
+    static func halvesByTemplate(_ sections: [BarSection], features: BarFeatures, minimumBeats: Int)
+        -> [BarSection]
+    {
+        guard let count = features.features.first?.values.count else { return sections }
+        var moved: [BarSection] = []
+        for (index, section) in sections.enumerated() {
+            let end = index + 1 < sections.count ? sections[index + 1].start : count
+            var position = section.position
+            if end - section.start >= minimumBeats {
+                let scores = BarTemplate.scores(features, in: section.start..<end)
+                // The section's phase within its own beats, and the other half of its bar.
+                let phase = (4 - position) % 4
+                let other = (phase + 2) % 4
+                if scores[other] - scores[phase] >= BarTemplate.noiseMargin { position = (position + 2) % 4 }
+            }
+            if let last = moved.last, (last.position + section.start - last.start) % 4 == position { continue }
+            moved.append(BarSection(start: section.start, position: position))
+        }
+        return moved
     }
 
     /// Per beat, the log-likelihood ratio of "downbeat" over "not" (untempered), from the features' means at

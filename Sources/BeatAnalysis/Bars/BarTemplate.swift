@@ -14,16 +14,19 @@ import Foundation
 /// split, Freedoom's train split and half of the composed songs. A feature without weights (`onset`,
 /// read where there is no low band) does not count.
 enum BarTemplate {
-    /// The score of each phase `0..<4` of `features`' beats.
-    static func scores(_ features: BarFeatures) -> [Double] {
+    /// The score of each phase `0..<4` of `features`' beats (phase p: beat p is a downbeat), or of
+    /// the beats in `range` alone (phase p: beat `range.lowerBound + p` is a downbeat).
+    static func scores(_ features: BarFeatures, in range: Range<Int>? = nil) -> [Double] {
         var scores = [Double](repeating: 0, count: 4)
         for feature in features.features {
             guard let weights = Self.weights[feature.name], weights.count == 4 else { continue }
             var sums = [Double](repeating: 0, count: 4)
             var counts = [Double](repeating: 0, count: 4)
-            for (index, value) in feature.values.enumerated() {
-                sums[index % 4] += value
-                counts[index % 4] += 1
+            let beats = range?.clamped(to: feature.values.indices) ?? feature.values.indices
+            for index in beats {
+                let position = (index - beats.lowerBound) % 4
+                sums[position] += feature.values[index]
+                counts[position] += 1
             }
             let means = (0..<4).map { counts[$0] > 0 ? sums[$0] / counts[$0] : 0 }
             for phase in 0..<4 {
