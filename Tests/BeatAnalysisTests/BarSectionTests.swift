@@ -143,4 +143,51 @@ struct BarSectionTests {
             #expect(estimate.isDownbeat(index) == downbeats.contains(index), "beat \(index)")
         }
     }
+
+    /// Two grid segments of beats half a second apart: 42 beats (ten bars of 4/4 and one of 2/4), then
+    /// 64 from beat 42, whose features `later` gives (over its own beats, counted from its first).
+    /// Over the first, the kick and bass of `features(count:downbeats:)` on every fourth beat from 0.
+    static func twoSegments(later: @escaping @Sendable (Int) -> BarFeatures) -> (
+        segments: [FittedSegment], read: ([Double]) -> BarFeatures
+    ) {
+        let beats = (0..<106).map { Double($0) * 0.5 }
+        let segments = [
+            FittedSegment(bpm: 120, firstBeat: 0, beats: Array(beats[0..<42])),
+            FittedSegment(bpm: 120, firstBeat: 21, beats: Array(beats[42...])),
+        ]
+        let read: ([Double]) -> BarFeatures = { run in
+            if let first = run.first, first >= 21 { return later(run.count) }
+            return Self.features(count: run.count, downbeats: Set(stride(from: 0, to: run.count, by: 4)))
+        }
+        return (segments, read)
+    }
+
+    @Test("a later grid segment whose own kick marks its first beat as a downbeat starts its own bars")
+    func segmentRestarts() throws {
+        let (segments, read) = Self.twoSegments { count in
+            Self.features(count: count, downbeats: Set(stride(from: 0, to: count, by: 4)))
+        }
+        let estimate = BarEstimate(beatsPerBar: 4, firstDownbeat: 0, phaseConfidence: 0.9, meterConfidence: 0.9)
+        let sections = MeterEstimator(meters: [4]).segmentSections(segments, features: read, estimate: estimate)
+        // The running count puts beat 42 at position 2 (after the 2/4 bar); the segment's accents pay
+        // for a downbeat there.
+        #expect(sections == [BarSection(start: 0, position: 0), BarSection(start: 42, position: 0)])
+    }
+
+    @Test("a later grid segment restarts its bars only where its likelihoods prefer that to the running count")
+    func segmentKeepsTheCount() throws {
+        // The later segment's kick leans on the beats two after its first (the running count's
+        // downbeats: 44, 48, …) and its harmony changes a little on its first: the template alone
+        // would put a downbeat on its first beat, the likelihoods prefer the running count's phase.
+        let (segments, read) = Self.twoSegments { count in
+            Self.halfBarFeatures(
+                count: count, downbeats: Set(stride(from: 0, to: count, by: 4)), thirdKick: 1.3, change: 0.25)
+        }
+        let later = read(Array(segments[1].beats))
+        let own = try #require(MeterEstimator(meters: [4]).estimate(later))
+        #expect(own.firstDownbeat == 0)
+        #expect(MeterEstimator.restartGain(later, meter: 4, runningPhase: 2) < log(3))
+        let estimate = BarEstimate(beatsPerBar: 4, firstDownbeat: 0, phaseConfidence: 0.9, meterConfidence: 0.9)
+        #expect(MeterEstimator(meters: [4]).segmentSections(segments, features: read, estimate: estimate) == [])
+    }
 }
