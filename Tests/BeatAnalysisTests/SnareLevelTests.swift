@@ -325,4 +325,25 @@ struct SnareLevelTests {
         #expect(try #require(GridFitter.localTempoSpread(slow)?.slow) / 2 < 58.2)
         #expect(Self.followed(slow, Self.drumFrames(slow, kick: [4])) == nil)
     }
+
+    @Test("a grid at a one-drop's own tempo between its kicks moves half a beat onto them; on them it stays")
+    func kickParityShift() throws {
+        // A one-drop at 68 BPM: the points of 136 BPM, the kick on the fifth of every eight (beat 3 of
+        // each bar at 68), no snare.
+        let points = Self.grid(bpm: 136, from: 1, count: 256).beats
+        var frames = Self.drumFrames(points, kick: [4])
+        // Found on the skank's off-beat chops: the points of the other parity, between the kicks.
+        let offBeats = stride(from: 1, to: points.count, by: 2).map { points[$0] }
+        #expect(DrumDetector.kickParityShift(of: offBeats, frames: &frames, frameDuration: 0.01) == 0.5)
+        // On the kick's parity the grid stays.
+        let onBeats = stride(from: 0, to: points.count, by: 2).map { points[$0] }
+        #expect(DrumDetector.kickParityShift(of: onBeats, frames: &frames, frameDuration: 0.01) == nil)
+        // Where the snare gives a parity at twice the tempo, this reading says nothing (the drum
+        // check's t and the snare's level rule read the snare).
+        var withSnare = Self.drumFrames(points, kick: [4], snare: [2])
+        #expect(DrumDetector.kickParityShift(of: offBeats, frames: &withSnare, frameDuration: 0.01) == nil)
+        // A kick on every other point (each beat of the grid and none between) is not alone in its eight.
+        var everyBeat = Self.drumFrames(points, kick: [0, 2, 4, 6])
+        #expect(DrumDetector.kickParityShift(of: onBeats, frames: &everyBeat, frameDuration: 0.01) == nil)
+    }
 }

@@ -79,6 +79,27 @@ extension DrumDetector {
         standingOutAlone(kicks, every: 8, heardFrom: GridFitter.drumHeard)
     }
 
+    /// Half a beat (0.5) where `beats` (seconds, increasing) sit between the kicks of a groove whose
+    /// only marked beat is a kick alone once a bar: read at twice their tempo (the points halfway
+    /// between them added), the snare gives no parity (``oneInFourOrFewer(_:)``) and the kick stands
+    /// alone once in eight of those points (``aloneInEight(_:)``) on a point halfway between two of
+    /// `beats`; `nil` otherwise.
+    ///
+    /// Why: it is the reading that halves a grid at twice a one-drop's tempo
+    /// (``GridFitter/halvedOnTheSnare(_:frames:frameDuration:)``), which keeps the kick's beats; a
+    /// grid found at the one-drop's own tempo is held to the same parity. Found on the skank's
+    /// off-beat chops (a reggae guitar), it sits half a beat from the kick, and the drum check's
+    /// paired t over every beat (``betterShift(of:frames:frameDuration:phaseUnchosen:)``) does not
+    /// reach its margin with one drum hit a bar (docs/analyze-log.md, session 79).
+    static func kickParityShift(of beats: [Double], frames: inout DrumFrames, frameDuration: Double) -> Double? {
+        guard beats.count >= 8 else { return nil }
+        let doubled = zip(beats, beats.dropFirst()).flatMap { [$0, ($0 + $1) / 2] } + beats.suffix(1)
+        guard oneInFourOrFewer(snares(of: doubled, frames: &frames, frameDuration: frameDuration)) == nil,
+            let kick = aloneInEight(kicks(of: doubled, frames: &frames, frameDuration: frameDuration)), kick % 2 == 1
+        else { return nil }
+        return 0.5
+    }
+
     /// The parity (0 or 1) of `snares`' beats on which the snare falls on one beat in four or fewer:
     /// the parity of the beat ``oneInFour(_:)`` finds, or else the one
     /// ``everyOtherOfOneParity(_:)`` finds; `nil` where neither holds. This is what the analyzer

@@ -166,6 +166,7 @@ extension GridFitter {
             shifts = segments.map {
                 DrumDetector.betterShift(of: $0.beats, frames: &frames, frameDuration: hopDuration)
                     ?? DrumDetector.pickupShift(of: $0.beats, frames: &frames, frameDuration: hopDuration)
+                    ?? DrumDetector.kickParityShift(of: $0.beats, frames: &frames, frameDuration: hopDuration)
             }
         } else {
             let written = segments.flatMap(\.beats)
@@ -177,6 +178,7 @@ extension GridFitter {
                 DrumDetector.betterShift(
                     of: written, frames: &frames, frameDuration: hopDuration, phaseUnchosen: unchosen)
                 ?? DrumDetector.pickupShift(of: written, frames: &frames, frameDuration: hopDuration)
+                ?? DrumDetector.kickParityShift(of: written, frames: &frames, frameDuration: hopDuration)
             if shift == nil, choice.model.followsBeatByBeat, segments.count == written.count {
                 // Beats followed one by one (a segment each): the stretches on a pickup move on their
                 // own, each beat by a quarter of its own interval.
