@@ -185,7 +185,7 @@ public struct GridFitter: Sendable {
             // check does not try) continues it, unless its onsets clearly say otherwise.
             let continued = continuingTheBeat(laid.segments, novelty: novelty, duration: duration)
             if continued.moved { laid.segments = placement.aligned(continued.segments) }
-            laid.segments = Self.sharedBeatsStartingSegments(laid.segments)
+            laid.segments = Self.holesAtChangesFilled(Self.sharedBeatsStartingSegments(laid.segments))
         }
         let beats = laid.segments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)

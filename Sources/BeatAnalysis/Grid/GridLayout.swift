@@ -136,6 +136,32 @@ extension GridFitter {
         return result
     }
 
+    /// Grid tempo segments (in time order) with a hole at a change filled: where more than 1.5 beats
+    /// of both neighbours' tempi lie between the earlier one's last beat and the later one's first,
+    /// the later grid's points before its first beat are added, one at a time, until they do not.
+    /// The layout places a change at a beat and can leave that beat to neither grid (a stepped copy
+    /// lost the beat at its step, and every bar line after it was a beat out); a segment never covers
+    /// a hole (docs/analyze.md, step 7), and from the change the music goes on at the later tempo.
+    static func holesAtChangesFilled(_ segments: [FittedSegment]) -> [FittedSegment] {
+        var result = segments
+        for index in result.indices.dropFirst() {
+            let earlier = result[index - 1]
+            let later = result[index]
+            guard earlier.bpm > 0, later.bpm > 0, let end = earlier.beats.last, var first = later.beats.first else {
+                continue
+            }
+            let longest = max(60 / earlier.bpm, 60 / later.bpm)
+            var added: [Double] = []
+            while first - end > 1.5 * longest {
+                first -= 60 / later.bpm
+                added.append(first)
+            }
+            guard !added.isEmpty else { continue }
+            result[index] = FittedSegment(bpm: later.bpm, firstBeat: first, beats: added.reversed() + later.beats)
+        }
+        return result
+    }
+
     /// `segments` with beats before 0 s settled: a beat within ``startTolerance`` of 0 s is put at
     /// 0 s, one earlier is dropped (a segment left without beats goes too).
     static func startingAtZero(_ segments: [FittedSegment]) -> [FittedSegment] {
