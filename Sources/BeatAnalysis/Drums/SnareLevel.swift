@@ -79,6 +79,12 @@ extension DrumDetector {
         standingOutAlone(kicks, every: 8, heardFrom: GridFitter.drumHeard)
     }
 
+    /// `beats` (seconds, increasing) with the point halfway between each two added: the same beats
+    /// read at twice their tempo.
+    static func withMidpoints(_ beats: [Double]) -> [Double] {
+        zip(beats, beats.dropFirst()).flatMap { [$0, ($0 + $1) / 2] } + beats.suffix(1)
+    }
+
     /// Half a beat (0.5) where `beats` (seconds, increasing) sit between the kicks of a groove whose
     /// only marked beat is a kick alone once a bar: read at twice their tempo (the points halfway
     /// between them added), the snare gives no parity (``oneInFourOrFewer(_:)``) and the kick stands
@@ -93,7 +99,7 @@ extension DrumDetector {
     /// reach its margin with one drum hit a bar (docs/analyze-log.md, session 79).
     static func kickParityShift(of beats: [Double], frames: inout DrumFrames, frameDuration: Double) -> Double? {
         guard beats.count >= 8 else { return nil }
-        let doubled = zip(beats, beats.dropFirst()).flatMap { [$0, ($0 + $1) / 2] } + beats.suffix(1)
+        let doubled = withMidpoints(beats)
         guard oneInFourOrFewer(snares(of: doubled, frames: &frames, frameDuration: frameDuration)) == nil,
             let kick = aloneInEight(kicks(of: doubled, frames: &frames, frameDuration: frameDuration)), kick % 2 == 1
         else { return nil }
@@ -349,7 +355,7 @@ extension GridFitter {
         let bpm = segment.bpm
         guard prefers(bpm * 2, to: bpm) else { return nil }
         let beats = segment.beats
-        let doubled = zip(beats, beats.dropFirst()).flatMap { [$0, ($0 + $1) / 2] } + beats.suffix(1)
+        let doubled = DrumDetector.withMidpoints(beats)
         let snares = DrumDetector.snares(of: doubled, frames: &frames, frameDuration: frameDuration)
         // The midpoints are the odd points: a back-beat on them is bars from an even point whose
         // second and fourth points carry it, i.e. "downbeats" (as the rule names them) at odd points.
