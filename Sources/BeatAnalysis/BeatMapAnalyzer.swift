@@ -159,7 +159,12 @@ public struct BeatMapAnalyzer: Sendable {
             (fit, taken) = Self.takingFixes(fit, onsets: onsets, audio: audio, path: audioURL.path)
         }
         // The meter and bar phase, over the fitted beats.
-        let bars = Self.bars(fit, analysis: analysis, forced: options.beatsPerBar, drums: drums)
+        var bars = Self.bars(fit, analysis: analysis, forced: options.beatsPerBar, drums: drums)
+        // Followed and ramped beats reach back to where the music starts, as a grid's do (step 7),
+        // once the audio check and the bars have read the beats the tracker found.
+        let reach = fit.reachingTheStart()
+        fit = reach.fit
+        bars = bars?.withBeatsBefore(reach.added)
         var provenance = provenance(analysis, fit)
         if let bars, case .object(var object) = provenance {
             object["bars"] = BarLayout.provenance(bars)

@@ -42,6 +42,23 @@ public struct BarEstimate: Sendable, Equatable {
         return index >= firstDownbeat && (index - firstDownbeat) % beatsPerBar == 0
     }
 
+    /// The estimate for the same beats with `count` beats put before them: every index moves on by
+    /// `count`, and the bar phase runs on backwards over the beats put there.
+    public func withBeatsBefore(_ count: Int) -> BarEstimate {
+        guard count > 0 else { return self }
+        var moved = self
+        moved.firstDownbeat = (firstDownbeat + count) % beatsPerBar
+        moved.sections = sections.map { section in
+            // A section from the first beat takes the beats put before it in.
+            guard section.start > 0 else {
+                let position = (section.position - count % beatsPerBar + beatsPerBar) % beatsPerBar
+                return BarSection(start: 0, position: position)
+            }
+            return BarSection(start: section.start + count, position: section.position)
+        }
+        return moved
+    }
+
     public static func == (lhs: BarEstimate, rhs: BarEstimate) -> Bool {
         lhs.beatsPerBar == rhs.beatsPerBar && lhs.firstDownbeat == rhs.firstDownbeat
             && lhs.phaseConfidence == rhs.phaseConfidence && lhs.meterConfidence == rhs.meterConfidence

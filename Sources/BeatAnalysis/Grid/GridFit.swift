@@ -116,6 +116,12 @@ public struct GridFit: Sendable, Equatable {
     /// ``GridFitter/steadySound``.
     public var steadySound: Double?
 
+    /// Where the audio sounds, from the first to the last level above its noise floor, if it was read:
+    /// with ``span``, where step 7 lays a grid's first beat
+    /// (``GridFitter/layoutStart(span:sounding:firstPeriod:)``), and where followed and ramped beats
+    /// reach back to (``reachingTheStart()``).
+    public var sounding: ClosedRange<Double>?
+
     /// Whether the map deserves a second look: under half its beats meet an onset, or its beats barely
     /// stand out from the rest of the audio, or the audio barely changes.
     public var isLowConfidence: Bool {

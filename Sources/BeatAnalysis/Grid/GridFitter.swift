@@ -192,7 +192,7 @@ public struct GridFitter: Sendable {
         return GridFit(
             segments: laid.segments, beats: beats, method: method(of: choice.model, segments: laid.segments),
             confidence: confidence, score: laid.score, alternatives: laid.alternatives, span: span,
-            weakBeat: choice.weakBeat, steadySound: steadySound)
+            weakBeat: choice.weakBeat, steadySound: steadySound, sounding: sounding)
     }
 
     // MARK: Tracking

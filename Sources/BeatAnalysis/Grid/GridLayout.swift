@@ -288,3 +288,39 @@ extension GridFitter {
         return (Double(matched) / Double(beats.count) * 1000).rounded() / 1000
     }
 }
+
+// Where followed and ramped beats start.
+extension GridFit {
+    /// Followed or ramped beats with beats put before their first, one first interval apart, back to
+    /// where step 7 lays a grid's first beat for that interval
+    /// (``GridFitter/layoutStart(span:sounding:firstPeriod:)``; a point less than
+    /// ``GridFitter/startTolerance`` before 0 s at 0 s), each a tempo segment of its own as followed
+    /// beats are; and how many were put there. Other methods, and beats that already start there, are
+    /// returned as they are, with 0.
+    ///
+    /// A grid's beats run from the music's first onset; the tracker's path, and a ramp's points in
+    /// the span, can start a beat or more later, so a game's first notes would be missing. The beats
+    /// are added after the audio check and the bar estimate (``BeatMapAnalyzer``), which read the
+    /// beats the tracker found: with the added beats, both decided differently on songs they were
+    /// right on (session 79's trial FB).
+    func reachingTheStart() -> (fit: GridFit, added: Int) {
+        guard method == .follow || method == .ramp, beats.count >= 2 else { return (self, 0) }
+        let interval = beats[1] - beats[0]
+        guard interval > 0 else { return (self, 0) }
+        let start = GridFitter.layoutStart(span: span, sounding: sounding, firstPeriod: interval)
+        let earliest = start <= 0 ? -GridFitter.startTolerance : start
+        var added: [Double] = []
+        var point = beats[0] - interval
+        while point >= earliest {
+            added.append(max(0, point))
+            point -= interval
+        }
+        guard !added.isEmpty else { return (self, 0) }
+        added.reverse()
+        let bpm = min(TempoLimits.maximumBPM, max(TempoLimits.minimumBPM, 60 / interval))
+        var reached = self
+        reached.beats = added + beats
+        reached.segments = added.map { FittedSegment(bpm: bpm, firstBeat: $0, beats: [$0]) } + segments
+        return (reached, added.count)
+    }
+}
