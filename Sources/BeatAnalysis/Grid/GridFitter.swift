@@ -97,8 +97,14 @@ public struct GridFitter: Sendable {
         guard let global = fitSegment(novelty: novelty, matcher: matcher, span: span, lowBand: lowBand) else {
             throw .noPeriodicity
         }
-        // A recording that ends in its own noise sounds only until the music stops.
-        let sounding = levels.flatMap { soundingSpan($0, hopDuration: envelope.hopDuration, readingNoise: true) }
+        // A recording that ends in its own noise sounds only until the music stops; a first note that
+        // fades or swells in sounds from where its rise begins, at most two of the song's beats before
+        // it reaches the sounding level.
+        let sounding = levels.flatMap {
+            soundingSpan(
+                $0, hopDuration: envelope.hopDuration, readingNoise: true,
+                risingWithin: Self.riseReach * global.grid.period)
+        }
         let context = TrackingContext(
             novelty: novelty, peaks: peaks, matcher: matcher, span: span, lowBand: lowBand,
             setAside: global.setAside, change: change)
@@ -194,6 +200,12 @@ public struct GridFitter: Sendable {
             confidence: confidence, score: laid.score, alternatives: laid.alternatives, span: span,
             weakBeat: choice.weakBeat, steadySound: steadySound, sounding: sounding)
     }
+
+    /// How many of the song's beats before the first hop within 30 dB of the loud level the sound's
+    /// rise may start (``soundingSpan(_:hopDuration:readingNoise:risingWithin:)``): 2. A whole song
+    /// faded in over seconds would otherwise get beats where nothing is heard yet; two beats cover a
+    /// pad's or a string section's swell.
+    static let riseReach = 2.0
 
     // MARK: Tracking
 
