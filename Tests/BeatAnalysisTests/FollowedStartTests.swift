@@ -36,15 +36,24 @@ struct FollowedStartTests {
         #expect(ramped.added == 3)
     }
 
-    @Test("music from the file's start: a point within 2 ms before 0 s is put at 0 s, one further out is not added")
+    @Test(
+        "music from the file's start: a point within a quarter interval before 0 s is put at 0 s, one further out is not added"
+    )
     func fileStart() {
-        // Intervals of exactly 0.5 s and points a binary fraction of a second before 0 s (1 ms and 4 ms).
+        // Intervals of exactly 0.5 s and points a binary fraction of a second before 0 s: 1 ms and
+        // 94 ms (within a quarter interval, 125 ms: the file's first beat), 156 ms (beyond it).
         let settled = Self.fit([0.999_023_437_5, 1.499_023_437_5, 2.0], method: .follow, start: 0).reachingTheStart()
         #expect(settled.added == 2)
         #expect(settled.fit.beats == [0, 0.499_023_437_5, 0.999_023_437_5, 1.499_023_437_5, 2.0])
-        let dropped = Self.fit([0.996_093_75, 1.496_093_75, 2.0], method: .follow, start: 0).reachingTheStart()
-        #expect(dropped.fit.beats == [0.496_093_75, 0.996_093_75, 1.496_093_75, 2.0])
+        let early = Self.fit([0.906_25, 1.406_25, 2.0], method: .follow, start: 0).reachingTheStart()
+        #expect(early.fit.beats == [0, 0.406_25, 0.906_25, 1.406_25, 2.0])
+        #expect(early.added == 2)
+        let dropped = Self.fit([0.843_75, 1.343_75, 2.0], method: .follow, start: 0).reachingTheStart()
+        #expect(dropped.fit.beats == [0.343_75, 0.843_75, 1.343_75, 2.0])
         #expect(dropped.added == 1)
+        // Music that starts later keeps its layout start (0.475 s here): no point before it.
+        let later = Self.fit([0.906_25, 1.406_25, 2.0], method: .follow, start: 0.6).reachingTheStart()
+        #expect(later.fit.beats == [0.906_25, 1.406_25, 2.0])
     }
 
     @Test("grids, beats that already start with the music and a single beat are left as they are")

@@ -291,12 +291,21 @@ extension GridFitter {
 
 // Where followed and ramped beats start.
 extension GridFit {
+    /// How far before 0 s, in first intervals, a point put before followed or ramped beats may lie and
+    /// still be the file's first beat, put at 0 s, where the music sounds from the file's start: a
+    /// quarter, step 7's own bound for a first beat before the sound it belongs to
+    /// (``GridFitter/layoutStart(span:sounding:firstPeriod:)``). A grid keeps
+    /// ``GridFitter/startTolerance`` (its beat must stay within `validate`'s 5 ms of its grid); a point
+    /// one interval extrapolated back from followed beats is uncertain by the drift and the tracker's
+    /// timing, and each followed beat is a segment of its own (session 81's trial FZ).
+    static let startReach = 0.25
+
     /// Followed or ramped beats with beats put before their first, one first interval apart, back to
     /// where step 7 lays a grid's first beat for that interval
-    /// (``GridFitter/layoutStart(span:sounding:firstPeriod:)``; a point less than
-    /// ``GridFitter/startTolerance`` before 0 s at 0 s), each a tempo segment of its own as followed
-    /// beats are; and how many were put there. Other methods, and beats that already start there, are
-    /// returned as they are, with 0.
+    /// (``GridFitter/layoutStart(span:sounding:firstPeriod:)``; where that is the file's start, a
+    /// point less than ``startReach`` of the interval before 0 s at 0 s), each a tempo segment of its
+    /// own as followed beats are; and how many were put there. Other methods, and beats that already
+    /// start there, are returned as they are, with 0.
     ///
     /// A grid's beats run from the music's first onset; the tracker's path, and a ramp's points in
     /// the span, can start a beat or more later, so a game's first notes would be missing. The beats
@@ -308,7 +317,7 @@ extension GridFit {
         let interval = beats[1] - beats[0]
         guard interval > 0 else { return (self, 0) }
         let start = GridFitter.layoutStart(span: span, sounding: sounding, firstPeriod: interval)
-        let earliest = start <= 0 ? -GridFitter.startTolerance : start
+        let earliest = start <= 0 ? -Self.startReach * interval : start
         var added: [Double] = []
         var point = beats[0] - interval
         while point >= earliest {
