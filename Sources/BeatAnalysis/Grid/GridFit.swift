@@ -116,8 +116,9 @@ public struct GridFit: Sendable, Equatable {
     /// ``GridFitter/steadySound``.
     public var steadySound: Double?
 
-    /// Where the audio sounds, from the first to the last level above its noise floor, if it was read:
-    /// with ``span``, where step 7 lays a grid's first beat
+    /// Where the audio sounds, if it was read (``GridFitter/soundingSpan(_:hopDuration:readingNoise:risingWithin:)``:
+    /// from where the rise of its first sound within 30 dB of the loud level begins, to its last such
+    /// sound before any noise after the music): with ``span``, where step 7 lays a grid's first beat
     /// (``GridFitter/layoutStart(span:sounding:firstPeriod:)``), and where followed and ramped beats
     /// reach back to (``reachingTheStart()``).
     public var sounding: ClosedRange<Double>?
