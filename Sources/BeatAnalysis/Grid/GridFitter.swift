@@ -192,6 +192,17 @@ public struct GridFitter: Sendable {
             let continued = continuingTheBeat(laid.segments, novelty: novelty, duration: duration)
             if continued.moved { laid.segments = placement.aligned(continued.segments) }
             laid.segments = Self.holesAtChangesFilled(Self.sharedBeatsStartingSegments(laid.segments))
+            // A short end segment where no drums play is no tempo change: once the fit has decided, the
+            // drummed grid beside it carries on over it.
+            if let sharedDrums,
+                let kept = sharedDrums.reading({ frames in
+                    Self.withoutDrumlessEnds(
+                        laid.segments, span: span, sounding: sounding, duration: duration
+                    ) { DrumDetector.strength(&frames, at: $0, frameDuration: hop) }
+                })
+            {
+                laid.segments = kept
+            }
         }
         let beats = laid.segments.flatMap(\.beats)
         let confidence = matchedFraction(beats, matcher: matcher, tolerance: 0.05)
