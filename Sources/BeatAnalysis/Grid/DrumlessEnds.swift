@@ -29,7 +29,8 @@ extension GridFitter {
     /// heard at half of its beats or more (its tempo is the drums'). The next segment's beats then carry
     /// on back at their own interval (first to last over their count) to the layout's start for that
     /// interval (``layoutStart(span:sounding:firstPeriod:)``, a beat within ``startTolerance`` before
-    /// 0 s at 0 s). The last segment likewise, the previous one's beats carried on to the layout's end.
+    /// 0 s at 0 s). The last segment likewise, the previous one's beats carried on to the layout's end
+    /// (``layoutEnd(span:sounding:lastPeriod:duration:)``).
     /// A segment whose drums come back inside it is no drumless end: session 82's first form took one
     /// with drums at fewer than half of its beats, and a held-out copy's real step, begun inside a drum
     /// break, went. It runs after the fit's own decisions, which read the segments as they were: its
@@ -74,8 +75,7 @@ extension GridFitter {
         if result.count > 1, let last = result.last, goes(last.beats, beside: result[result.count - 2].beats),
             let period = interval(result[result.count - 2].beats), let from = result[result.count - 2].beats.last
         {
-            var end = min(duration, span.upperBound + 0.05)
-            if let sounding { end = min(duration, max(end, sounding.upperBound - 2 * period)) }
+            let end = layoutEnd(span: span, sounding: sounding, lastPeriod: period, duration: duration)
             var after: [Double] = []
             var beat = from + period
             while beat <= end, beat < duration {

@@ -17,12 +17,8 @@ extension GridFitter {
         duration: Double, drums: (Double) -> Float? = { _ in nil }
     ) -> [FittedSegment] {
         let start = Self.layoutStart(span: span, sounding: sounding, firstPeriod: segments.first?.grid.period)
-        var end = min(duration, span.upperBound + 0.05)
-        // A ringing ending gets beats up to two beats before the sound dies away (a drum's or a pad's
-        // own decay adds none).
-        if let sounding, let last = segments.last {
-            end = min(duration, max(end, sounding.upperBound - 2 * last.grid.period))
-        }
+        let end = Self.layoutEnd(
+            span: span, sounding: sounding, lastPeriod: segments.last?.grid.period, duration: duration)
         // Change times: where segment i+1's grid takes over.
         var cuts: [Double] = []
         for index in 0..<(segments.count - 1) {
@@ -55,6 +51,17 @@ extension GridFitter {
         let start = max(0, span.lowerBound - 0.05)
         guard let sounding, let firstPeriod else { return start }
         return max(0, min(start, sounding.lowerBound - 0.25 * firstPeriod))
+    }
+
+    /// Where the last segment's beats end: 50 ms after the last onset of the music's span, and a ringing
+    /// ending (`sounding`, with `lastPeriod` the last segment's beat) gets beats up to two beats before
+    /// the sound dies away (a drum's or a pad's own decay adds none), never past `duration`.
+    static func layoutEnd(
+        span: ClosedRange<Double>, sounding: ClosedRange<Double>?, lastPeriod: Double?, duration: Double
+    ) -> Double {
+        let end = min(duration, span.upperBound + 0.05)
+        guard let sounding, let lastPeriod else { return end }
+        return min(duration, max(end, sounding.upperBound - 2 * lastPeriod))
     }
 
     /// The earliest beat the layout keeps when its first segment starts at `start`
