@@ -33,6 +33,10 @@ struct BarFeatures: Sendable, Equatable {
     /// feature of the likelihoods: it says where a bar does not start (``BackBeat``).
     var snares: [Float?] = []
 
+    /// The learned detector's kick at each beat (``DrumDetector/kick(_:at:frameDuration:)``), as
+    /// ``snares``.
+    var kicks: [Float?] = []
+
     /// Features of `beats` (seconds, increasing) from the broadband onset strength `novelty`, the low
     /// band's `lowNovelty` (``LowBand/novelty(levels:like:)``) and mean square per hop `lowLevels`, and
     /// the pitch-class profile `chroma` (``ChromaProfile``: 12 values per frame of
@@ -170,6 +174,9 @@ struct BarFeatures: Sendable, Equatable {
                 if frames.count > 0 {
                     features.snares = beats.map {
                         DrumDetector.snare(&frames, at: $0, frameDuration: envelope.hopDuration)
+                    }
+                    features.kicks = beats.map {
+                        DrumDetector.kick(&frames, at: $0, frameDuration: envelope.hopDuration)
                     }
                 }
             }

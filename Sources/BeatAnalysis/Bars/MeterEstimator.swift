@@ -99,7 +99,8 @@ public struct BarSection: Sendable, Equatable {
 /// In 4/4 the phase is then chosen by ``BarTemplate``, weights learned from songs with bar truth for
 /// each feature at each position of the bar, which tell beat 1 from beat 3 where the kick and the bass
 /// alone cannot; the confidences stay the likelihoods'. Bars whose downbeats the learned detector's
-/// snare marks as the back-beat then move a beat (``BackBeat``).
+/// snare marks as the back-beat then move a beat (``BackBeat``), and a one-drop's bars start two beats
+/// before the beat its kick and snare play together (``OneDrop``).
 public struct MeterEstimator: Sendable {
     /// Prior probability of each meter considered.
     public static let prior: [(beatsPerBar: Int, probability: Double)] = [(4, 0.70), (3, 0.20), (6, 0.10)]
@@ -158,6 +159,10 @@ public struct MeterEstimator: Sendable {
                 let later = (phase + 1) % 4
                 let earlier = (phase + 3) % 4
                 phase = scores[earlier] > scores[later] ? earlier : later
+            }
+            // A one-drop's kick and snare play together on its beat 3, alone in the bar (OneDrop).
+            if let drop = OneDrop.drop(kicks: features.kicks, snares: features.snares) {
+                phase = OneDrop.phase(drop: drop)
             }
             if let index = candidates.firstIndex(where: { $0.meter == 4 && $0.phase == phase }) { best = index }
         }
