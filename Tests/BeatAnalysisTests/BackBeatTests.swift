@@ -54,10 +54,7 @@ struct BackBeatTests {
         // The kick on every other beat, as loud on each: the likelihoods cannot tell beat 1 from
         // beat 2 of the snare's pattern by it, and choose the first phase.
         let count = 64
-        let kick = (0..<count).map { index -> Double in (index % 2 == 0 ? 1 : 0) + 0.05 * Double(index % 3) }
-        var features = BarFeatures(features: [
-            .init(name: "kick", values: BarFeatures.standardised(kick), sign: 1)
-        ])
+        var features = BarCurves.kick(count: count, every: 2, at: 0)
         let without = try #require(MeterEstimator(meters: [4]).estimate(features))
         try #require(without.firstDownbeat % 2 == 0)
         // The snare on the beats the kick leaves: the back-beat, 2 and 4. Bars on the kick are right.

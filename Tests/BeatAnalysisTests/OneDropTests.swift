@@ -53,11 +53,7 @@ struct OneDropTests {
     func estimateMoves() throws {
         // The low band's kick on beat 2 of each four of the pattern, as the bar features read it: the
         // likelihoods and the template put the bars on it.
-        let count = 64
-        let kick = (0..<count).map { index -> Double in (index % 4 == 2 ? 1 : 0) + 0.05 * Double(index % 3) }
-        var features = BarFeatures(features: [
-            .init(name: "kick", values: BarFeatures.standardised(kick), sign: 1)
-        ])
+        var features = BarCurves.kick(every: 4, at: 2)
         let without = try #require(MeterEstimator(meters: [4]).estimate(features))
         try #require(without.firstDownbeat == 2)
         // The learned kick alone there with the snare on the back-beat: a groove on beat 1, kept.
