@@ -8,8 +8,9 @@ import Foundation
 /// held and played harder), and where the harmony changes (the pitch-class profile after the beat
 /// against the one before it, over one beat and over two). The snare's place (the broadband onsets
 /// that are not kicks) was tried too and left out: on the corpus's train split it cost more bar
-/// phases than it gained. The learned detector's snare is carried beside the features (``snares``):
-/// it says where a bar does not start (``BackBeat``).
+/// phases than it gained. The learned detector's snare and kick are carried beside the features
+/// (``snares``, ``kicks``): they say where a bar does not start (``BackBeat``), and where a one-drop's
+/// does (``OneDrop``).
 ///
 /// Each feature is standardised over the song (zero mean, unit variance above its noise floor), so the meter estimate does
 /// not depend on the mix's level.
