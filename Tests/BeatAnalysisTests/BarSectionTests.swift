@@ -113,6 +113,32 @@ struct BarSectionTests {
         #expect(kept == [BarSection(start: 0, position: 0)])
     }
 
+    @Test("a one-drop over a section's beats decides its half bar after the template, as for the song")
+    func halfBarByOneDrop() throws {
+        // The bar features lean on beat 2 of each four (where a one-drop's kick falls): the template
+        // reads the downbeats there.
+        var features = Self.halfBarFeatures(count: 64, downbeats: Set(stride(from: 2, to: 64, by: 4)), thirdKick: 1.3)
+        let atTheKick = [BarSection(start: 0, position: 2)]
+        try #require(MeterEstimator.halvesByTemplate(atTheKick, features: features, minimumBeats: 12) == atTheKick)
+        // The learned kick and snare together alone on beat 2: a one-drop, whose bars start on beat 0.
+        features.kicks = OneDropTests.drum([0.05, 0.1, 0.9, 0.1])
+        features.snares = OneDropTests.drum([0.2, 0.3, 0.8, 0.3], wobble: 3)
+        #expect(
+            MeterEstimator.halvesByTemplate(atTheKick, features: features, minimumBeats: 12)
+                == [BarSection(start: 0, position: 0)])
+        #expect(
+            MeterEstimator.halvesByTemplate([BarSection(start: 0, position: 0)], features: features, minimumBeats: 12)
+                == [BarSection(start: 0, position: 0)])
+        // A one-drop a beat from the section's phase leaves the half to the template.
+        features.kicks = OneDropTests.drum([0.1, 0.9, 0.1, 0.05])
+        features.snares = OneDropTests.drum([0.3, 0.8, 0.3, 0.2], wobble: 3)
+        #expect(MeterEstimator.oneDropPhase(features, in: 0..<64) == 3)
+        #expect(MeterEstimator.halvesByTemplate(atTheKick, features: features, minimumBeats: 12) == atTheKick)
+        // No drums read: the template's half.
+        features.kicks = []
+        #expect(MeterEstimator.oneDropPhase(features, in: 0..<64) == nil)
+    }
+
     @Test("a section shorter than an estimate needs keeps its phase; one moved onto its neighbour's merges")
     func halfBarShortAndMerged() throws {
         let features = Self.halfBarFeatures(count: 40, downbeats: Set(stride(from: 0, to: 40, by: 4)), thirdKick: 1.3)

@@ -58,7 +58,11 @@ extension MeterEstimator {
     /// the beats beside it (the kick and the bass against the back-beat) but not beat 1 from beat 3
     /// where the kick or the bass marks both alike. The estimate asks the template for that after its
     /// likelihoods; a section is read the same way, on its own beats, and only for the half bar
-    /// (docs/bars-log.md, session 79). Sections shorter than the estimate itself needs are left.
+    /// (docs/bars-log.md, session 79). Sections shorter than the estimate itself needs are left. After
+    /// the template, a one-drop read over the section's beats (``OneDrop``) decides the half, as the
+    /// estimate reads the song: the template takes a one-drop's beat 3 for beat 1 (docs/bars-log.md,
+    /// session 85). A one-drop a beat from the section's phase is left to the template: the sections'
+    /// path decides the beat, the template and the one-drop only the half.
     static func halvesByTemplate(_ sections: [BarSection], features: BarFeatures, minimumBeats: Int)
         -> [BarSection]
     {
@@ -73,11 +77,26 @@ extension MeterEstimator {
                 let phase = (4 - position) % 4
                 let other = (phase + 2) % 4
                 if scores[other] - scores[phase] >= BarTemplate.noiseMargin { position = (position + 2) % 4 }
+                // A one-drop over the section's beats decides the half, as it does the song's.
+                if let dropPhase = Self.oneDropPhase(features, in: section.start..<end) {
+                    if dropPhase == phase { position = section.position }
+                    if dropPhase == other { position = (section.position + 2) % 4 }
+                }
             }
             if let last = moved.last, (last.position + section.start - last.start) % 4 == position { continue }
             moved.append(BarSection(start: section.start, position: position))
         }
         return moved
+    }
+
+    /// The phase (the section's first downbeat, 0…3 beats from `range`'s start) of a one-drop over
+    /// the beats in `range` (``OneDrop``); `nil` where the drums there do not show one.
+    static func oneDropPhase(_ features: BarFeatures, in range: Range<Int>) -> Int? {
+        guard range.lowerBound >= 0, features.kicks.count >= range.upperBound,
+            features.snares.count >= range.upperBound,
+            let drop = OneDrop.drop(kicks: Array(features.kicks[range]), snares: Array(features.snares[range]))
+        else { return nil }
+        return OneDrop.phase(drop: drop)
     }
 
     /// Per beat, the log-likelihood ratio of "downbeat" over "not" (untempered), from the features' means at
