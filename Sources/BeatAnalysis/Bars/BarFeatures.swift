@@ -189,24 +189,6 @@ struct BarFeatures: Sendable, Equatable {
     static let bassSpan = 0.5
 
     /// An instance with the given features (tests).
-    /// These features with the beats `silenced` marks read as saying nothing: each feature's value
-    /// there set to 0 (its song mean, the values being standardised) and the learned kick and snare
-    /// there to unread (`nil`). A mask of another length leaves them as they are.
-    func silenced(_ silenced: [Bool]) -> BarFeatures {
-        guard silenced.contains(true), features.allSatisfy({ $0.values.count == silenced.count }) else { return self }
-        var result = self
-        for index in result.features.indices {
-            for beat in silenced.indices where silenced[beat] { result.features[index].values[beat] = 0 }
-        }
-        if result.snares.count == silenced.count {
-            for beat in silenced.indices where silenced[beat] { result.snares[beat] = nil }
-        }
-        if result.kicks.count == silenced.count {
-            for beat in silenced.indices where silenced[beat] { result.kicks[beat] = nil }
-        }
-        return result
-    }
-
     init(features: [Feature]) {
         self.features = features
     }

@@ -33,9 +33,7 @@ public enum BarLayout {
         let estimator = MeterEstimator(meters: meters)
         guard fit.beats.count >= estimator.minimumBeats else { return nil }
         let read = BarFeatures.reader(analysis, drums: drums)
-        var features = read(fit.beats)
-        // A followed map's beats at another level than the map's say nothing of its bars.
-        if fit.method == .follow { features = features.silenced(offLevelBeats(fit.beats)) }
+        let features = read(fit.beats)
         guard var estimate = estimator.estimate(features) else { return nil }
         // Followed beats can lose or gain a beat, and each of their beats starts a segment of its own,
         // so the map can say where the bar phase changes; a grid's beats cannot drift off their bars,
@@ -47,28 +45,6 @@ public enum BarLayout {
         default: break
         }
         return estimate
-    }
-
-    /// For each of `beats` (followed beats, seconds, increasing), whether it lies at another level than
-    /// the map's: the median of the intervals within ``GridFitter/slipMaximumBeats`` beats of it lies
-    /// further than √2 from the median of all of them — halfway in log tempo to twice or half the
-    /// tempo, so that a drift, a ramp or a step stays inside and a stretch the tracker followed at
-    /// twice or half the music's tempo does not. The bar positions of such a stretch are not the
-    /// map's (four of its beats are not a bar), so its accents would blur the bar estimate's means by
-    /// position (docs/bars-log.md, session 86: a ritardando's warped copies, followed at twice their
-    /// tempo over the slowed end).
-    static func offLevelBeats(_ beats: [Double]) -> [Bool] {
-        let intervals = zip(beats.dropFirst(), beats).map { $0 - $1 }
-        guard !intervals.isEmpty else { return beats.map { _ in false } }
-        let median = intervals.sorted()[intervals.count / 2]
-        guard median > 0 else { return beats.map { _ in false } }
-        let local = GridFitter.localMedians(intervals, radius: GridFitter.slipMaximumBeats)
-        let bound = 2.0.squareRoot()
-        return beats.indices.map { index in
-            // A beat's interval is the one after it; the last beat takes the one before it.
-            let ratio = local[min(index, local.count - 1)] / median
-            return ratio > bound || ratio < 1 / bound
-        }
     }
 
     /// The tempo map of `segments` (in time order, their beats together the map's beats) with the bars
