@@ -96,6 +96,39 @@ struct KickPhaseTests {
         #expect(GridFitter().onTheKick(tracked: Self.beats, lowBand: low) == Self.beats)
     }
 
+    @Test("drums that hold the tracked beats, moved and unmoved alike, keep a section the low band would move")
+    func drumsKeepASectionTheLowBandWouldMove() throws {
+        let low = Self.lowBand(Self.beats, onBeat: 1, midpoint: 0.1)
+        // The low band's beats up to 24, its midpoints after: a bass line between the beats there, where
+        // the drums (kick plus snare) sit on the tracked beats as they do before it.
+        let tracked = Array(Self.beats[0..<24]) + Self.beats[24..<63].map { $0 + 0.25 }
+        let drums: ([Double]) -> [Float?] = { times in
+            times.map { time in tracked.contains { abs($0 - time) < 0.02 } ? 1 : 0.2 }
+        }
+        // Without the drums the kick step moves the section (the test above); with them it stays.
+        try #require(GridFitter().onTheKick(tracked: tracked, lowBand: low) != tracked)
+        #expect(GridFitter().onTheKick(tracked: tracked, lowBand: low, drums: drums) == tracked)
+    }
+
+    @Test("drums that lean towards the move, or read too few beats, leave the kick step as it was")
+    func drumsThatDoNotHoldTheBeatsKeepNothing() throws {
+        let low = Self.lowBand(Self.beats, onBeat: 1, midpoint: 0.1)
+        let tracked = Array(Self.beats[0..<24]) + Self.beats[24..<63].map { $0 + 0.25 }
+        let moved = GridFitter().onTheKick(tracked: tracked, lowBand: low)
+        try #require(moved != tracked)
+        // Drums on the low band's beats: they agree with the move.
+        let withTheKick: ([Double]) -> [Float?] = { times in
+            times.map { time in Self.beats.contains { abs($0 - time) < 0.02 } ? 1 : 0.2 }
+        }
+        #expect(GridFitter().onTheKick(tracked: tracked, lowBand: low, drums: withTheKick) == moved)
+        // Drums that hold the tracked beats but read only the first few (past their reach, nil).
+        let reach = Self.beats[DrumDetector.minimumBeats - 2]
+        let short: ([Double]) -> [Float?] = { times in
+            times.map { time in time > reach ? nil : tracked.contains { abs($0 - time) < 0.02 } ? 1 : 0.2 }
+        }
+        #expect(GridFitter().onTheKick(tracked: tracked, lowBand: low, drums: short) == moved)
+    }
+
     @Test("beats already on the kick are left alone, however loud the off-beats")
     func beatsOnTheKickStay() {
         let low = Self.lowBand(Self.beats, onBeat: 1, midpoint: 0.4)

@@ -106,6 +106,18 @@ struct SlipRepairTests {
         #expect(GridFitter.slipBeatSide(kickLogRatios: logRatios, beatsPerSide: (onSide0, onSide1)) == side)
     }
 
+    @Test("a lean's gain: nothing from silence, everything from values all alike, n/2 · ln(Σx²/Σ(x−mean)²) between")
+    func leanGain() throws {
+        #expect(GridFitter.leanGain([]).gain == 0)
+        #expect(GridFitter.leanGain([0, 0, 0]).gain == 0)
+        let alike = GridFitter.leanGain([-0.5, -0.5, -0.5, -0.5])
+        #expect(alike.mean == -0.5 && alike.gain == .infinity)
+        // 1 and 3: mean 2, Σx² 10, Σ(x − 2)² 2, gain ln 5.
+        let two = GridFitter.leanGain([1, 3])
+        #expect(two.mean == 2)
+        #expect(abs(two.gain - log(5.0)) < 1e-12)
+    }
+
     @Test("a tempo step that stays, a ±3 % drift and a missing low band are left alone")
     func notSlips() {
         let low = KickPhaseTests.lowBand(Self.grid, onBeat: 0.6, midpoint: 0.4)

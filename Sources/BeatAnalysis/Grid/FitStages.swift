@@ -25,10 +25,11 @@ extension GridFitter {
     /// repaired where followed and chosen again on the repaired beats, each grid piece at its own
     /// octave and on the kick, without pieces that only pass from one tempo to the next
     /// (``withoutTransitionPieces(_:novelty:)``) (steps 4 to 6 of docs/analyze.md). A tempo the user
-    /// gave is one grid.
+    /// gave is one grid. `drums` holds the drum detector's frames, which the kick step reads
+    /// (``onTheKick(tracked:lowBand:drums:)``).
     func chosenModel(
         from global: Grid, score: Double, _ context: TrackingContext, envelope: OnsetEnvelope, lowLevels: [Float]?,
-        bandLevels: [UInt8]?
+        bandLevels: [UInt8]?, drums: SharedDrumFrames? = nil
     ) throws(GridFitError) -> ModelChoice {
         if options.forcedBPM != nil { return ModelChoice(model: .grid([]), tracked: [], salience: score) }
         let (novelty, peaks, matcher, span, lowBand) = (
@@ -64,7 +65,11 @@ extension GridFitter {
             tracked = repairingLevelSections(
                 tracked, novelty: novelty, peaks: peaks, span: span, regions: selected.regions)
             tracked = repairingDetours(tracked, novelty: novelty, peaks: peaks, span: span)
-            tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand)
+            let hop = envelope.hopDuration
+            tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand) { times in
+                drums?.reading { frames in times.map { DrumDetector.strength(&frames, at: $0, frameDuration: hop) } }
+                    ?? times.map { _ in nil }
+            }
             // Sections whose beats sound like the song's off-beats move onto its beat.
             if let bandLevels,
                 let bands = BandRises(

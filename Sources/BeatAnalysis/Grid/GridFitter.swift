@@ -110,7 +110,7 @@ public struct GridFitter: Sendable {
             setAside: global.setAside, change: change)
         let choice = try chosenModel(
             from: global.grid, score: global.score, context, envelope: envelope, lowLevels: lowLevels,
-            bandLevels: bandLevels)
+            bandLevels: bandLevels, drums: sharedDrums)
 
         // The model laid over the music (step 7), the beats put on their transients and, where the
         // drums sit clearly between them, moved onto the drums (step 8).

@@ -212,10 +212,16 @@ extension GridFitter {
     /// tracker that slipped onto the off-beats for a section is put back on the kick there. A section
     /// moves only where the tracker slipped at each of its edges inside the song: within
     /// ``kickWindowRadius`` beats of the edge, an interval lies more than ``slipDeviation`` from the
-    /// tempo around it (the median of ``slipContextBeats`` intervals either side). Where the move
+    /// tempo around it (the median of ``slipContextBeats`` intervals either side). A section stays
+    /// where the learned drums (`drums`, the detector's kick plus snare at a list of times) lean
+    /// against the move over its beats and towards their own beats over every beat that does not move
+    /// (``drumsKeep(_:in:drums:)``): the low band that marked it is then a bass line, and keeping it
+    /// leaves the map on one phase. Where the move
     /// leaves a gap of over one and a half beats, the missing beat is put back midway; where it
     /// leaves two beats closer than ``seamFraction`` of one, the kick keeps the one it marks.
-    func onTheKick(tracked: [Double], lowBand: Novelty?) -> [Double] {
+    func onTheKick(
+        tracked: [Double], lowBand: Novelty?, drums: ([Double]) -> [Float?] = { $0.map { _ in nil } }
+    ) -> [Double] {
         let count = tracked.count
         guard let lowBand, count >= 2 * Self.kickWindowRadius + 1 else { return tracked }
         var marked = (0..<count).map { index in
@@ -248,6 +254,24 @@ extension GridFitter {
             start = end
         }
         guard marked.contains(true) else { return tracked }
+        // The drums keep a section only where they hold the beats that do not move on theirs too.
+        let sequence = BeatSequence(beats: tracked)
+        if Self.drumsKeep(marked.indices.filter { !marked[$0] }, in: sequence, drums: drums) {
+            var first = 0
+            while first < count {
+                guard marked[first] else {
+                    first += 1
+                    continue
+                }
+                var last = first
+                while last < count, marked[last] { last += 1 }
+                if Self.drumsKeep(Array(first..<last), in: sequence, drums: drums) {
+                    for index in first..<last { marked[index] = false }
+                }
+                first = last
+            }
+            guard marked.contains(true) else { return tracked }
+        }
         return movedHalfABeat(tracked, marked: marked, lowBand: lowBand)
     }
 

@@ -179,19 +179,21 @@ extension GridFitter {
     /// alone decided, however little it leaned, and a kick that barely leaned moved whole songs the
     /// tracker had placed on the beat.
     static func slipBeatSide(kickLogRatios: [Double], beatsPerSide: (Int, Int)) -> Int {
-        let n = Double(kickLogRatios.count)
-        let mean = n > 0 ? kickLogRatios.reduce(0, +) / n : 0
-        let squares = kickLogRatios.reduce(0) { $0 + $1 * $1 }
-        let residual = squares - n * mean * mean
-        let gain: Double
-        if squares <= 0 {
-            gain = 0
-        } else if residual <= squares * 1e-12 {
-            gain = .infinity
-        } else {
-            gain = n / 2 * log(squares / residual)
-        }
-        if gain > kickLeanPrice { return mean >= 0 ? 0 : 1 }
+        let lean = leanGain(kickLogRatios)
+        if lean.gain > kickLeanPrice { return lean.mean >= 0 ? 0 : 1 }
         return beatsPerSide.0 >= beatsPerSide.1 ? 0 : 1
+    }
+
+    /// The mean of `values` and the nats of Gaussian likelihood that a mean of their own gains over a
+    /// mean of 0 (`n/2 · ln(Σx² / Σ(x − mean)²)`): 0 where every value is 0, infinite where they are
+    /// all alike and not 0.
+    static func leanGain(_ values: [Double]) -> (mean: Double, gain: Double) {
+        let n = Double(values.count)
+        let mean = n > 0 ? values.reduce(0, +) / n : 0
+        let squares = values.reduce(0) { $0 + $1 * $1 }
+        let residual = squares - n * mean * mean
+        if squares <= 0 { return (mean, 0) }
+        if residual <= squares * 1e-12 { return (mean, .infinity) }
+        return (mean, n / 2 * log(squares / residual))
     }
 }
