@@ -240,39 +240,36 @@ extension GridFitter {
             let upper = min(offTempo.count, beat + Self.kickWindowRadius)
             return (lower..<upper).contains { offTempo[$0] }
         }
-        var start = 0
-        while start < count {
-            guard marked[start] else {
-                start += 1
-                continue
-            }
-            var end = start
-            while end < count, marked[end] { end += 1 }
-            if !((start == 0 || slipsNear(start)) && (end == count || slipsNear(end))) {
-                for index in start..<end { marked[index] = false }
-            }
-            start = end
+        Self.unmarkRuns(&marked) { run in
+            !((run.lowerBound == 0 || slipsNear(run.lowerBound))
+                && (run.upperBound == count || slipsNear(run.upperBound)))
         }
         guard marked.contains(true) else { return tracked }
         // The drums keep a section only where they hold the beats that do not move on theirs too.
         let sequence = BeatSequence(beats: tracked)
         if Self.drumsKeep(marked.indices.filter { !marked[$0] }, in: sequence, drums: drums) {
-            var first = 0
-            while first < count {
-                guard marked[first] else {
-                    first += 1
-                    continue
-                }
-                var last = first
-                while last < count, marked[last] { last += 1 }
-                if Self.drumsKeep(Array(first..<last), in: sequence, drums: drums) {
-                    for index in first..<last { marked[index] = false }
-                }
-                first = last
-            }
+            Self.unmarkRuns(&marked) { Self.drumsKeep(Array($0), in: sequence, drums: drums) }
             guard marked.contains(true) else { return tracked }
         }
         return movedHalfABeat(tracked, marked: marked, lowBand: lowBand)
+    }
+
+    /// `marked` with every run of marked beats (a maximal range of `true`) for which `unmark` holds
+    /// set to `false`.
+    static func unmarkRuns(_ marked: inout [Bool], where unmark: (Range<Int>) -> Bool) {
+        var start = 0
+        while start < marked.count {
+            guard marked[start] else {
+                start += 1
+                continue
+            }
+            var end = start
+            while end < marked.count, marked[end] { end += 1 }
+            if unmark(start..<end) {
+                for index in start..<end { marked[index] = false }
+            }
+            start = end
+        }
     }
 
     /// `tracked` with each `marked` beat moved half a beat later (to the midpoint before the next
