@@ -102,9 +102,7 @@ struct KickPhaseTests {
         // The low band's beats up to 24, its midpoints after: a bass line between the beats there, where
         // the drums (kick plus snare) sit on the tracked beats as they do before it.
         let tracked = Array(Self.beats[0..<24]) + Self.beats[24..<63].map { $0 + 0.25 }
-        let drums: ([Double]) -> [Float?] = { times in
-            times.map { time in tracked.contains { abs($0 - time) < 0.02 } ? 1 : 0.2 }
-        }
+        let drums: (Double) -> Float? = { time in tracked.contains { abs($0 - time) < 0.02 } ? 1 : 0.2 }
         // Without the drums the kick step moves the section (the test above); with them it stays.
         try #require(GridFitter().onTheKick(tracked: tracked, lowBand: low) != tracked)
         #expect(GridFitter().onTheKick(tracked: tracked, lowBand: low, drums: drums) == tracked)
@@ -117,14 +115,12 @@ struct KickPhaseTests {
         let moved = GridFitter().onTheKick(tracked: tracked, lowBand: low)
         try #require(moved != tracked)
         // Drums on the low band's beats: they agree with the move.
-        let withTheKick: ([Double]) -> [Float?] = { times in
-            times.map { time in Self.beats.contains { abs($0 - time) < 0.02 } ? 1 : 0.2 }
-        }
+        let withTheKick: (Double) -> Float? = { time in Self.beats.contains { abs($0 - time) < 0.02 } ? 1 : 0.2 }
         #expect(GridFitter().onTheKick(tracked: tracked, lowBand: low, drums: withTheKick) == moved)
         // Drums that hold the tracked beats but read only the first few (past their reach, nil).
         let reach = Self.beats[DrumDetector.minimumBeats - 2]
-        let short: ([Double]) -> [Float?] = { times in
-            times.map { time in time > reach ? nil : tracked.contains { abs($0 - time) < 0.02 } ? 1 : 0.2 }
+        let short: (Double) -> Float? = { time in
+            time > reach ? nil : tracked.contains { abs($0 - time) < 0.02 } ? 1 : 0.2
         }
         #expect(GridFitter().onTheKick(tracked: tracked, lowBand: low, drums: short) == moved)
     }

@@ -5,7 +5,7 @@ import Foundation
 extension GridFitter {
     /// Whether the learned drums keep the followed beats at `indices` of `beats` where they are: their
     /// strength at the midpoint after each beat less at the beat (`drums` reads the detector's kick
-    /// plus snare at a list of times, `nil` where it does not read, as
+    /// plus snare at a time, `nil` where it does not read, as
     /// ``DrumDetector/strength(_:at:frameDuration:)``) has a negative mean, and that mean gains more
     /// than ``kickLeanPrice`` nats of Gaussian likelihood over a mean of 0 (``leanGain(_:)``, Akaike's
     /// price for its one parameter, as the slip repair weighs the low band). Fewer than
@@ -14,12 +14,11 @@ extension GridFitter {
     ///
     /// The low band the kick step reads is a kick or a bass line between the beats; the learned
     /// detector tells them apart (docs/analyze-log.md, session 86).
-    static func drumsKeep(_ indices: [Int], in beats: BeatSequence, drums: ([Double]) -> [Float?]) -> Bool {
-        let indices = indices.filter { $0 + 1 < beats.beats.count }
-        let atBeats = drums(indices.map { beats.beats[$0] })
-        let between = drums(indices.map { beats.time(at: Double($0) + 0.5) })
-        let differences = zip(atBeats, between).compactMap { at, mid -> Double? in
-            guard let at, let mid else { return nil }
+    static func drumsKeep(_ indices: [Int], in beats: BeatSequence, drums: (Double) -> Float?) -> Bool {
+        let differences = indices.filter { $0 + 1 < beats.beats.count }.compactMap { index -> Double? in
+            guard let at = drums(beats.beats[index]), let mid = drums(beats.time(at: Double(index) + 0.5)) else {
+                return nil
+            }
             return Double(mid - at)
         }
         guard differences.count >= DrumDetector.minimumBeats else { return false }

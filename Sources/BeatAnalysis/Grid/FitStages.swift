@@ -65,11 +65,14 @@ extension GridFitter {
             tracked = repairingLevelSections(
                 tracked, novelty: novelty, peaks: peaks, span: span, regions: selected.regions)
             tracked = repairingDetours(tracked, novelty: novelty, peaks: peaks, span: span)
+            let slipsRepaired = repairingSlips(tracked, lowBand: lowBand)
             let hop = envelope.hopDuration
-            tracked = onTheKick(tracked: repairingSlips(tracked, lowBand: lowBand), lowBand: lowBand) { times in
-                drums?.reading { frames in times.map { DrumDetector.strength(&frames, at: $0, frameDuration: hop) } }
-                    ?? times.map { _ in nil }
-            }
+            tracked =
+                drums?.reading { frames in
+                    onTheKick(tracked: slipsRepaired, lowBand: lowBand) {
+                        DrumDetector.strength(&frames, at: $0, frameDuration: hop)
+                    }
+                } ?? onTheKick(tracked: slipsRepaired, lowBand: lowBand)
             // Sections whose beats sound like the song's off-beats move onto its beat.
             if let bandLevels,
                 let bands = BandRises(

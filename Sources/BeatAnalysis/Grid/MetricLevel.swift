@@ -213,14 +213,14 @@ extension GridFitter {
     /// moves only where the tracker slipped at each of its edges inside the song: within
     /// ``kickWindowRadius`` beats of the edge, an interval lies more than ``slipDeviation`` from the
     /// tempo around it (the median of ``slipContextBeats`` intervals either side). A section stays
-    /// where the learned drums (`drums`, the detector's kick plus snare at a list of times) lean
+    /// where the learned drums (`drums`, the detector's kick plus snare at a time) lean
     /// against the move over its beats and towards their own beats over every beat that does not move
     /// (``drumsKeep(_:in:drums:)``): the low band that marked it is then a bass line, and keeping it
     /// leaves the map on one phase. Where the move
     /// leaves a gap of over one and a half beats, the missing beat is put back midway; where it
     /// leaves two beats closer than ``seamFraction`` of one, the kick keeps the one it marks.
     func onTheKick(
-        tracked: [Double], lowBand: Novelty?, drums: ([Double]) -> [Float?] = { $0.map { _ in nil } }
+        tracked: [Double], lowBand: Novelty?, drums: (Double) -> Float? = { _ in nil }
     ) -> [Double] {
         let count = tracked.count
         guard let lowBand, count >= 2 * Self.kickWindowRadius + 1 else { return tracked }
