@@ -125,7 +125,65 @@ struct PreviewCommandTests {
         // Not waited for: the tmux server it starts inherits the descriptors Foundation watches.
         try VirtualAudio.shell("tmux -L \(socket) new-session -d -s preview -x 160 -y 8 \"\(command)\"")
         defer { try? VirtualAudio.shell("tmux -L \(socket) kill-server").waitUntilExit() }
-        func screen() throws -> String {
+        func screen(until shown: (String) -> Bool = { _ in true }) throws -> String {
+            try Self.screen(socket: socket, until: shown)
+        }
+        func keys(_ keys: String...) throws {
+            try VirtualAudio.shell(
+                "tmux -L \(socket) send-keys -t preview " + keys.map { "'\($0)'" }.joined(separator: " ")
+            ).waitUntilExit()
+            Thread.sleep(forTimeInterval: 0.4)
+        }
+        let playing = try screen { $0.contains("bar 1.") && $0.contains("120.0 BPM") }
+        #expect(playing.contains("▶"), "\(playing)")
+        #expect(playing.contains("/ 0:20.000"))
+        #expect(playing.contains("beat "))
+        #expect(playing.contains("/\(song.beats.count)"))
+        #expect(playing.contains("bar 1."))
+        #expect(playing.contains("120.0 BPM"))
+        try keys(" ")
+        let paused = try screen { $0.contains("‖") }
+        #expect(paused.contains("‖"), "\(paused)")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try screen().components(separatedBy: "\n").first == paused.components(separatedBy: "\n").first)
+        try keys("+", "+", "+", "Up")
+        let nudged = try screen { $0.contains("nudge +13 ms") }
+        #expect(nudged.contains("nudge +13 ms"), "\(nudged)")
+        // h: the clicks half a beat later, and the save moves the beats so (120 BPM: 250 ms).
+        try keys("h")
+        let later = try screen { $0.contains("nudge +13 ms + ½ beat") }
+        #expect(later.contains("nudge +13 ms + ½ beat"), "\(later)")
+        #expect(later.contains("clicks half a beat after the map's beats"))
+        try keys("s")
+        let saved = try screen { $0.contains("saved") }
+        #expect(saved.contains("saved"), "\(saved)")
+        try keys("q")
+        // The shell writes the exit status once preview has quit; read until it has.
+        let exitStatus = folder.appendingPathComponent("exit-status")
+        let deadline = Date().addingTimeInterval(Self.screenDeadline)
+        var status = ""
+        while Date() < deadline {
+            status = (try? String(contentsOf: exitStatus, encoding: .utf8)) ?? ""
+            if status.hasSuffix("\n") { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(try Data(contentsOf: folder.appendingPathComponent("song.beatmap.json.bak")) == original)
+        let text = try String(contentsOf: song.map, encoding: .utf8)
+        let first = String(format: "%.3f", song.beats[0] + 0.25 + 0.013)
+        #expect(text.contains(first), "\(text.prefix(300))")
+    }
+
+    /// How long a terminal test waits for the screen to show what a key press or the playhead should
+    /// bring, in seconds. The screen is read every 0.1 s until then, so a machine busy with the rest of
+    /// the suite (a save that validates and writes, a playhead behind a slow start) does not fail the test.
+    static let screenDeadline: TimeInterval = 10
+
+    /// The tmux pane `preview` on `socket` as text, read again every 0.1 s until `shown` accepts it or
+    /// ``screenDeadline`` passes (then the last reading, for the test's expectation to report).
+    static func screen(socket: String, until shown: (String) -> Bool) throws -> String {
+        let deadline = Date().addingTimeInterval(screenDeadline)
+        while true {
             let pipe = Pipe()
             let capture = Process()
             capture.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -134,45 +192,10 @@ struct PreviewCommandTests {
             try capture.run()
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             capture.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+            let text = String(decoding: data, as: UTF8.self)
+            if shown(text) || Date() >= deadline { return text }
+            Thread.sleep(forTimeInterval: 0.1)
         }
-        func keys(_ keys: String...) throws {
-            try VirtualAudio.shell(
-                "tmux -L \(socket) send-keys -t preview " + keys.map { "'\($0)'" }.joined(separator: " ")
-            ).waitUntilExit()
-            Thread.sleep(forTimeInterval: 0.4)
-        }
-        Thread.sleep(forTimeInterval: 1.5)
-        let playing = try screen()
-        #expect(playing.contains("▶"), "\(playing)")
-        #expect(playing.contains("/ 0:20.000"))
-        #expect(playing.contains("beat "))
-        #expect(playing.contains("/\(song.beats.count)"))
-        #expect(playing.contains("bar 1."))
-        #expect(playing.contains("120.0 BPM"))
-        try keys(" ")
-        let paused = try screen()
-        #expect(paused.contains("‖"), "\(paused)")
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(try screen().components(separatedBy: "\n").first == paused.components(separatedBy: "\n").first)
-        try keys("+", "+", "+", "Up")
-        #expect(try screen().contains("nudge +13 ms"))
-        // h: the clicks half a beat later, and the save moves the beats so (120 BPM: 250 ms).
-        try keys("h")
-        let later = try screen()
-        #expect(later.contains("nudge +13 ms + ½ beat"), "\(later)")
-        #expect(later.contains("clicks half a beat after the map's beats"))
-        try keys("s")
-        let saved = try screen()
-        #expect(saved.contains("saved"), "\(saved)")
-        try keys("q")
-        Thread.sleep(forTimeInterval: 0.5)
-        let status = try String(contentsOf: folder.appendingPathComponent("exit-status"), encoding: .utf8)
-        #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
-        #expect(try Data(contentsOf: folder.appendingPathComponent("song.beatmap.json.bak")) == original)
-        let text = try String(contentsOf: song.map, encoding: .utf8)
-        let first = String(format: "%.3f", song.beats[0] + 0.25 + 0.013)
-        #expect(text.contains(first), "\(text.prefix(300))")
     }
 
     /// The JACK dummy server's period, in frames, for the terminal tests.
@@ -296,26 +319,16 @@ struct PreviewCommandTests {
             "cd '\(folder.path)' && JACK_DEFAULT_SERVER=\(server) '\(CLI.binary.path)' preview song.beatmap.json --device system"
         try VirtualAudio.shell("tmux -L \(socket) new-session -d -s preview -x 80 -y 8 \"\(command)\"")
         defer { try? VirtualAudio.shell("tmux -L \(socket) kill-server").waitUntilExit() }
-        func screen() throws -> String {
-            let pipe = Pipe()
-            let capture = Process()
-            capture.executableURL = URL(fileURLWithPath: "/bin/sh")
-            capture.arguments = ["-c", "tmux -L \(socket) capture-pane -p -t preview"]
-            capture.standardOutput = pipe
-            try capture.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            capture.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+        func screen(until shown: (String) -> Bool = { _ in true }) throws -> String {
+            try Self.screen(socket: socket, until: shown)
         }
-        Thread.sleep(forTimeInterval: 3.5)
-        let ended = try screen()
+        let ended = try screen { $0.contains("end of track") }
         #expect(ended.contains("end of track"), "\(ended)")
         #expect(ended.contains("‖"))
         #expect(ended.contains("q quit"), "the key legend is cut at 80 columns: \(ended)")
         #expect(!ended.contains("…"), "\(ended)")
         try VirtualAudio.shell("tmux -L \(socket) send-keys -t preview ' '").waitUntilExit()
-        Thread.sleep(forTimeInterval: 0.5)
-        let again = try screen()
+        let again = try screen { $0.contains("▶") }
         #expect(again.contains("▶"), "one press did not play again: \(again)")
         try VirtualAudio.shell("tmux -L \(socket) send-keys -t preview q").waitUntilExit()
     }
