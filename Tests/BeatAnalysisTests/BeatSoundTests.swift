@@ -49,6 +49,31 @@ struct BeatSoundTests {
         }
     }
 
+    @Test("a section the drums keep, in a song whose other beats they keep too, stays where it is")
+    func drumsKeepTheSection() throws {
+        let bands = try #require(Self.bands)
+        let tracked = Self.beats.enumerated().map { index, beat in (60..<90).contains(index) ? beat + 0.25 : beat }
+        func drums(on hits: [Double]) -> (Double) -> Float? {
+            { time in hits.contains { abs($0 - time) < 0.02 } ? 1 : 0.2 }
+        }
+        let fitter = GridFitter()
+        let moved = fitter.onTheSongsBeat(tracked: tracked, bands: bands, lowBand: Self.lowBand)
+        try #require(moved != tracked)
+        // The drums on every tracked beat, the section's among them: the bands' hi-hat is their beat there.
+        #expect(
+            fitter.onTheSongsBeat(tracked: tracked, bands: bands, lowBand: Self.lowBand, drums: drums(on: tracked))
+                == tracked)
+        // The drums on the song's beat: they agree with the move.
+        #expect(
+            fitter.onTheSongsBeat(tracked: tracked, bands: bands, lowBand: Self.lowBand, drums: drums(on: Self.beats))
+                == moved)
+        // The drums on the section's beats but off the rest's: moving keeps the map on one phase.
+        let offTheRest = tracked.enumerated().map { index, beat in (60..<90).contains(index) ? beat : beat + 0.25 }
+        #expect(
+            fitter.onTheSongsBeat(tracked: tracked, bands: bands, lowBand: Self.lowBand, drums: drums(on: offTheRest))
+                == moved)
+    }
+
     @Test("the joint labelling picks the off-beat section, not one on the beat")
     func jointLabelling() throws {
         let bands = try #require(Self.bands)

@@ -23,7 +23,16 @@ extension GridFitter {
     /// (``sectionsOffTheSongsBeat(onBeats:midpoints:sections:penalty:)``), at a price of `ln n` nats
     /// each (`n` the beats of the song): the description length of saying which section moves, not a
     /// threshold fitted to songs. Beats past the bands' ten minutes are read as they are.
-    func onTheSongsBeat(tracked: [Double], bands: BandRises, lowBand: Novelty?) -> [Double] {
+    ///
+    /// A chosen section stays where it is when the learned drums (`drums`, the detector's kick plus
+    /// snare at a time, as ``drumsKeep(_:in:drums:)`` reads them) keep both its beats and every beat
+    /// outside the chosen sections: its own drums then mark its beats, not its midpoints, and the rest
+    /// of the song is on its beat too, so moving it would leave the map on two phases. Where the drums
+    /// say the rest is off its beat, or cannot tell, the sections move together as chosen, and the map
+    /// stays on one phase for the whole-map drum check (docs/analyze-log.md, sessions 86 and 89).
+    func onTheSongsBeat(
+        tracked: [Double], bands: BandRises, lowBand: Novelty?, drums: (Double) -> Float? = { _ in nil }
+    ) -> [Double] {
         let count = tracked.count
         guard let lowBand, count >= 3 * Self.beatSoundSectionBeats else { return tracked }
         let sequence = BeatSequence(beats: tracked)
@@ -60,8 +69,13 @@ extension GridFitter {
         }
         let moved = Self.sectionsOffTheSongsBeat(
             onBeats: onBeats, midpoints: midpoints, sections: sections, penalty: log(Double(count)))
-        var marked = [Bool](repeating: false, count: count)
+        var chosen = [Bool](repeating: false, count: count)
         for section in moved {
+            for index in section { chosen[index] = true }
+        }
+        let restKept = Self.drumsKeep(tracked.indices.filter { !chosen[$0] }, in: sequence, drums: drums)
+        var marked = [Bool](repeating: false, count: count)
+        for section in moved where !(restKept && Self.drumsKeep(Array(section), in: sequence, drums: drums)) {
             for index in section { marked[index] = true }
         }
         guard marked.contains(true) else { return tracked }

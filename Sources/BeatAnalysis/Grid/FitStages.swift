@@ -78,7 +78,13 @@ extension GridFitter {
                 let bands = BandRises(
                     levels: bandLevels, hopDuration: envelope.hopDuration, startTime: envelope.startTime)
             {
-                tracked = onTheSongsBeat(tracked: tracked, bands: bands, lowBand: lowBand)
+                let kickRepaired = tracked
+                tracked =
+                    drums?.reading { frames in
+                        onTheSongsBeat(tracked: kickRepaired, bands: bands, lowBand: lowBand) {
+                            DrumDetector.strength(&frames, at: $0, frameDuration: hop)
+                        }
+                    } ?? onTheSongsBeat(tracked: kickRepaired, bands: bands, lowBand: lowBand)
             }
             // The model was chosen on the beats as tracked; repaired, they may lie on one grid after
             // all (a tracker that spent long stretches on the off-beats explained too few beats for
