@@ -25,4 +25,14 @@ extension GridFitter {
         let lean = leanGain(differences)
         return lean.mean < 0 && lean.gain > kickLeanPrice
     }
+
+    /// `body`'s result given the learned drums' kick plus snare at a time: `drums`' frames, filled in as
+    /// they are read (``DrumDetector/strength(_:at:frameDuration:)`` at `hop`), or, with no detector,
+    /// drums that read nowhere (`nil` at every time), which every step that reads them takes as before.
+    static func withDrums<Result>(
+        _ drums: SharedDrumFrames?, hop: Double, _ body: ((Double) -> Float?) -> Result
+    ) -> Result {
+        guard let drums else { return body { _ in nil } }
+        return drums.reading { frames in body { DrumDetector.strength(&frames, at: $0, frameDuration: hop) } }
+    }
 }

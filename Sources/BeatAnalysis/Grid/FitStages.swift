@@ -67,24 +67,16 @@ extension GridFitter {
             tracked = repairingDetours(tracked, novelty: novelty, peaks: peaks, span: span)
             let slipsRepaired = repairingSlips(tracked, lowBand: lowBand)
             let hop = envelope.hopDuration
-            tracked =
-                drums?.reading { frames in
-                    onTheKick(tracked: slipsRepaired, lowBand: lowBand) {
-                        DrumDetector.strength(&frames, at: $0, frameDuration: hop)
-                    }
-                } ?? onTheKick(tracked: slipsRepaired, lowBand: lowBand)
+            tracked = Self.withDrums(drums, hop: hop) { onTheKick(tracked: slipsRepaired, lowBand: lowBand, drums: $0) }
             // Sections whose beats sound like the song's off-beats move onto its beat.
             if let bandLevels,
                 let bands = BandRises(
                     levels: bandLevels, hopDuration: envelope.hopDuration, startTime: envelope.startTime)
             {
                 let kickRepaired = tracked
-                tracked =
-                    drums?.reading { frames in
-                        onTheSongsBeat(tracked: kickRepaired, bands: bands, lowBand: lowBand) {
-                            DrumDetector.strength(&frames, at: $0, frameDuration: hop)
-                        }
-                    } ?? onTheSongsBeat(tracked: kickRepaired, bands: bands, lowBand: lowBand)
+                tracked = Self.withDrums(drums, hop: hop) {
+                    onTheSongsBeat(tracked: kickRepaired, bands: bands, lowBand: lowBand, drums: $0)
+                }
             }
             // The model was chosen on the beats as tracked; repaired, they may lie on one grid after
             // all (a tracker that spent long stretches on the off-beats explained too few beats for

@@ -116,12 +116,9 @@ public struct GridFitter: Sendable {
         // drums sit clearly between them, moved onto the drums (step 8).
         let hop = envelope.hopDuration
         let globalFit = (global.grid, global.score, global.alternatives)
-        var laid =
-            sharedDrums?.reading { frames in
-                laidOut(choice, global: globalFit, context, sounding: sounding, duration: duration) {
-                    DrumDetector.strength(&frames, at: $0, frameDuration: hop)
-                }
-            } ?? laidOut(choice, global: globalFit, context, sounding: sounding, duration: duration)
+        var laid = Self.withDrums(sharedDrums, hop: hop) {
+            laidOut(choice, global: globalFit, context, sounding: sounding, duration: duration, drums: $0)
+        }
         let placement = TransientPlacement(blockLevels: blockLevels, blockDuration: blockDuration, duration: duration)
         laid.segments = placement.aligned(laid.segments)
         if let sharedDrums {
