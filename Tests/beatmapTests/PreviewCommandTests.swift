@@ -160,12 +160,8 @@ struct PreviewCommandTests {
         try keys("q")
         // The shell writes the exit status once preview has quit; read until it has.
         let exitStatus = folder.appendingPathComponent("exit-status")
-        let deadline = Date().addingTimeInterval(Self.screenDeadline)
-        var status = ""
-        while Date() < deadline {
-            status = (try? String(contentsOf: exitStatus, encoding: .utf8)) ?? ""
-            if status.hasSuffix("\n") { break }
-            Thread.sleep(forTimeInterval: 0.1)
+        let status = Self.polled(until: { $0.hasSuffix("\n") }) {
+            (try? String(contentsOf: exitStatus, encoding: .utf8)) ?? ""
         }
         #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         #expect(try Data(contentsOf: folder.appendingPathComponent("song.beatmap.json.bak")) == original)
@@ -179,11 +175,21 @@ struct PreviewCommandTests {
     /// the suite (a save that validates and writes, a playhead behind a slow start) does not fail the test.
     static let screenDeadline: TimeInterval = 10
 
-    /// The tmux pane `preview` on `socket` as text, read again every 0.1 s until `shown` accepts it or
-    /// ``screenDeadline`` passes (then the last reading, for the test's expectation to report).
-    static func screen(socket: String, until shown: (String) -> Bool) throws -> String {
+    /// `read`'s result, read again every 0.1 s until `accepted` holds for it or ``screenDeadline``
+    /// passes (then the last reading, for the test's expectation to report).
+    static func polled(until accepted: (String) -> Bool, _ read: () throws -> String) rethrows -> String {
         let deadline = Date().addingTimeInterval(screenDeadline)
         while true {
+            let text = try read()
+            if accepted(text) || Date() >= deadline { return text }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
+    /// The tmux pane `preview` on `socket` as text, read again (``polled(until:_:)``) until `shown`
+    /// accepts it or ``screenDeadline`` passes.
+    static func screen(socket: String, until shown: (String) -> Bool) throws -> String {
+        try polled(until: shown) {
             let pipe = Pipe()
             let capture = Process()
             capture.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -192,9 +198,7 @@ struct PreviewCommandTests {
             try capture.run()
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             capture.waitUntilExit()
-            let text = String(decoding: data, as: UTF8.self)
-            if shown(text) || Date() >= deadline { return text }
-            Thread.sleep(forTimeInterval: 0.1)
+            return String(decoding: data, as: UTF8.self)
         }
     }
 

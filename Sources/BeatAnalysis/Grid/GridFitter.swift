@@ -131,12 +131,9 @@ public struct GridFitter: Sendable {
             // the drums' beat (step 8).
             if case .follow = choice.model {
                 let beats = laid.segments.flatMap(\.beats)
-                let moved = sharedDrums.reading { frames in
-                    Self.drumlessPassagesOnTheDrums(beats) {
-                        DrumDetector.strength(&frames, at: $0, frameDuration: hop)
-                    }
-                }
-                if let moved {
+                if let moved = Self.withDrums(
+                    sharedDrums, hop: hop, { Self.drumlessPassagesOnTheDrums(beats, drums: $0) })
+                {
                     laid.segments = placement.aligned(followed(moved, duration: duration))
                 }
             }
@@ -191,12 +188,14 @@ public struct GridFitter: Sendable {
             laid.segments = Self.holesAtChangesFilled(Self.sharedBeatsStartingSegments(laid.segments))
             // A short end segment where no drums play is no tempo change: once the fit has decided, the
             // drummed grid beside it carries on over it.
-            if let sharedDrums,
-                let kept = sharedDrums.reading({ frames in
-                    Self.withoutDrumlessEnds(
-                        laid.segments, span: span, sounding: sounding, duration: duration
-                    ) { DrumDetector.strength(&frames, at: $0, frameDuration: hop) }
-                })
+            // (With no detector nothing is read as drumless: the step is skipped.)
+            if sharedDrums != nil,
+                let kept = Self.withDrums(
+                    sharedDrums, hop: hop,
+                    { drums in
+                        Self.withoutDrumlessEnds(
+                            laid.segments, span: span, sounding: sounding, duration: duration, drums: drums)
+                    })
             {
                 laid.segments = kept
             }
