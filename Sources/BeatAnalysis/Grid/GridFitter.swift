@@ -188,7 +188,7 @@ public struct GridFitter: Sendable {
             laid.segments = Self.holesAtChangesFilled(Self.sharedBeatsStartingSegments(laid.segments))
             // A short end segment where no drums play is no tempo change: once the fit has decided, the
             // drummed grid beside it carries on over it.
-            // (With no detector nothing is read as drumless: the step is skipped.)
+            // Only where the drum detector runs, as before.
             if sharedDrums != nil,
                 let kept = Self.withDrums(
                     sharedDrums, hop: hop,
