@@ -89,8 +89,11 @@ public final class AudioFileReader {
             throw .cannotOpen(path: url.path, reason: "not a regular file")
         }
         var info = SF_INFO()
-        guard let opened = sf_open(url.path, Int32(SFM_READ), &info) else {
-            var reason = String(cString: sf_strerror(nil))
+        let opened: OpaquePointer
+        switch SndfileOpen.open(url.path, mode: Int32(SFM_READ), info: &info) {
+        case .success(let handle): opened = handle
+        case .failure(let failure):
+            var reason = failure.reason
             if !FileManager.default.fileExists(atPath: url.path) {
                 throw .cannotOpen(path: url.path, reason: "no such file")
             }

@@ -94,8 +94,10 @@ public final class AudioFileWriter {
         guard sf_format_check(&info) != 0 else {
             throw .cannotCreate(path: url.path, reason: "libsndfile cannot write this format at \(sampleRate) Hz")
         }
-        guard let opened = sf_open(url.path, Int32(SFM_WRITE), &info) else {
-            throw .cannotCreate(path: url.path, reason: String(cString: sf_strerror(nil)))
+        let opened: OpaquePointer
+        switch SndfileOpen.open(url.path, mode: Int32(SFM_WRITE), info: &info) {
+        case .success(let handle): opened = handle
+        case .failure(let failure): throw .cannotCreate(path: url.path, reason: failure.reason)
         }
         handle = opened
         _ = sf_command(opened, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))

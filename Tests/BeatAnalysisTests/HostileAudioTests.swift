@@ -151,6 +151,45 @@ struct HostileAudioTests {
         }
     }
 
+    /// libsndfile keeps the reason an open failed in one process-wide error, which any other thread's
+    /// open replaces: read after it, a damaged MP3's reason came out "No Error." once in a CI run with
+    /// the suite's other tests opening files alongside (ThreadSanitizer build). Opening damaged and
+    /// good files on several threads at once, every damaged one keeps its own reason.
+    @Test("a damaged file's reason survives other threads opening files at the same time")
+    func damagedReasonUnderConcurrentOpens() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let damaged = folder.appendingPathComponent("header.mp3")
+        try Data(try HostileAudio.seed("tone.mp3").prefix(12)).write(to: damaged)
+        let good = folder.appendingPathComponent("good.wav")
+        try Data(HostileAudio.wav(data: [UInt8](repeating: 0, count: 8_000))).write(to: good)
+        let expected = AudioDecodeError.cannotOpen(
+            path: damaged.path, reason: "not a readable audio stream (empty, damaged, or not audio)")
+        let reasons = await withTaskGroup(of: [AudioDecodeError?].self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    (0..<200).map { _ -> AudioDecodeError? in
+                        if worker.isMultiple(of: 2) {
+                            _ = try? AudioFileReader(url: good)
+                            return nil
+                        }
+                        do throws(AudioDecodeError) {
+                            _ = try AudioFileReader(url: damaged)
+                            return .empty(path: "opened")
+                        } catch {
+                            return error
+                        }
+                    }
+                }
+            }
+            var all: [AudioDecodeError?] = []
+            for await part in group { all += part }
+            return all.compactMap { $0 }
+        }
+        #expect(reasons.count == 400)
+        #expect(reasons.allSatisfy { $0 == expected }, "\(Set(reasons.map { $0.localizedDescription }))")
+    }
+
     @Test("a missing file is a cannotOpen error naming the path")
     func missingFile() {
         let path = "/nonexistent/folder/song.wav"
