@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The metric level chosen by one likelihood over the candidate levels, with one tempo prior:
+measured on the train split before anything is built on it (session 91).
+
+Sessions 65 and 90 traced the maps at the wrong level to three separate hard choices (step 3's comb
+pick, the preferred octave, the hierarchy's thresholds), each crossed by a small change of the
+audio, and named the redesign: one likelihood over all levels at once, with the prior. This asks,
+offline, whether a likelihood built on the metrical hierarchy alone chooses the notated level more
+often than the maps do.
+
+For each map four candidates, as tools/learned/octave.py (session 32): the map's beats, twice them
+(the midpoints added), and half them on either parity. Along a candidate's beats the onset curve
+(the rises of 24 log bands, summed: tools/learned/experiment.py's frame features) is read at eight
+points of each beat (the strongest frame within one of each point). The points fall in four classes
+of the hierarchy: the beat (0), the half (4⁄8), the quarters (2⁄8, 6⁄8) and the eighths (odd).
+The model: one mean per class, ordered beat ≥ half ≥ quarter ≥ eighth (isotonic, pool adjacent
+violators, so a candidate whose off-beats outweigh its beats gains nothing from them), and one shared
+variance. Its log-likelihood ratio against one mean, per point, times the number of the map's beats
+(one observation per beat: the points within a beat are not independent draws, as the bar
+likelihoods are divided for the same reason), plus a log-normal tempo prior centred at 120 BPM with
+a width of one octave (the preferred tempo of step 3, librosa's and Ellis's prior), is the
+candidate's score; the highest wins, among the candidates within the analyzer's level limits
+(60–200 BPM with 3 % slack; the map's own level always counts). Every candidate has the same number of parameters (four means
+and a variance), so their likelihoods compare directly. Nothing is fitted.
+
+The rule, fixed before the run: worth a Swift trial only if, on the train sets (the corpus's train
+midi and lmms songs of one tempo, its warped and rewarped train copies, Freedoom's and the modules'
+train songs, the even composed songs and their warped copies), the choice is at the notated level
+(beat F ≥ 0.8 against the truth) for more songs than the maps are, in total and in no set for fewer.
+The validation split is not read. `--n-scale` and `--prior-width` print the same table with the
+observation count or the prior's width changed (sensitivity, train only).
+
+    tools/learned/out/venv/bin/python3 tools/learned/levels.py --maps DIR [--scratch FOLDER] [--list]
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import experiment  # noqa: E402 (its frame features and their cache, and the accuracy bench as `bench`)
+import accuracy_module  # noqa: E402 (on experiment's path: tools/bench)
+
+bench = experiment.bench
+trial = accuracy_module.load_script('trial', 'bench_trial')
+SETS = ('midi', 'lmms', 'warped', 'rewarped', 'freedoom', 'modules', 'songs')
+VARYING = ('medley', 'accelerando', 'ritardando', 'step')  # corpus songs whose tempo changes
+CLASSES = np.array([0, 3, 2, 3, 1, 3, 2, 3])  # of the eight points of a beat: beat, eighth, quarter, …
+
+
+def candidates(beats):
+    """The map's level and the three around it."""
+    doubled = np.sort(np.r_[beats, (beats[:-1] + beats[1:]) / 2])
+    return {'map': beats, '×2': doubled, '½ even': beats[0::2], '½ odd': beats[1::2]}
+
+
+def isotonic_decreasing(means, weights):
+    """Pool adjacent violators: the weighted least-squares non-increasing fit to `means`."""
+    blocks = [[m, w, 1] for m, w in zip(means, weights)]
+    merged = []
+    for block in blocks:
+        merged.append(block)
+        while len(merged) >= 2 and merged[-2][0] < merged[-1][0]:
+            (m2, w2, c2), (m1, w1, c1) = merged[-2], merged[-1]
+            w = w1 + w2
+            merged[-2:] = [[(m1 * w1 + m2 * w2) / w if w > 0 else 0, w, c1 + c2]]
+    out = []
+    for m, _, c in merged:
+        out += [m] * c
+    return np.array(out)
+
+
+def gain(curve, beats):
+    """The hierarchy's log-likelihood ratio per point along `beats` (see the docstring)."""
+    if len(beats) < 3:
+        return 0.0
+    start, interval = beats[:-1], np.diff(beats)
+    times = start[:, None] + interval[:, None] * (np.arange(8) / 8)[None, :]
+    frames = np.round(times * experiment.FPS).astype(int)
+    last = len(curve) - 1
+    values = np.max([curve[np.clip(frames + o, 0, last)] for o in (-1, 0, 1)], axis=0)
+    total = values.var()
+    if total <= 0:
+        return 0.0
+    sums = np.array([values[:, CLASSES == c].sum() for c in range(4)])
+    counts = np.array([values[:, CLASSES == c].size for c in range(4)], float)
+    means = isotonic_decreasing(sums / counts, counts)
+    within = ((values - means[CLASSES][None, :]) ** 2).mean()
+    return -0.5 * math.log(max(within, 1e-12) / total)
+
+
+def tracks(maps, scratch):
+    """(set, stem, audio folder, audio file, map path, truth path) of every train map with truth."""
+    known = trial.truths(scratch=scratch)
+    kinds = {}
+    with open(os.path.join(trial.CORPUS, 'manifest.json')) as f:
+        for track in json.load(f)['tracks']:
+            kinds[(track['part'], os.path.splitext(os.path.basename(track['path']))[0])] = track.get('kind')
+    names = set(SETS) | {os.path.basename(os.path.normpath(s)) for s in scratch}
+    result = []
+    for (folder, stem), (split, truth) in sorted(known.items()):
+        if split != 'train' or folder not in names or not truth or any(v in stem for v in VARYING):
+            continue
+        if kinds.get((folder, stem)) == 'tempo-change':
+            continue
+        map_path = os.path.join(maps, folder, stem + '.beatmap.json')
+        audio = os.path.join(os.path.dirname(truth), stem + '.wav')
+        if os.path.exists(map_path) and os.path.exists(audio):
+            result.append((folder, stem, os.path.dirname(audio), os.path.basename(audio), map_path, truth))
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--maps', required=True, help='a tools/bench/trial maps DIR')
+    parser.add_argument('--scratch', action='append', default=[], help='a train scratch folder')
+    parser.add_argument('--n-scale', type=float, action='append', help='observations per map beat (default 1)')
+    parser.add_argument('--prior-width', type=float, action='append', help="the prior's width, octaves (1)")
+    parser.add_argument('--low-band', action='store_true', help="the low bands' likelihood added")
+    parser.add_argument('--list', action='store_true', help='every map the choice changes')
+    args = parser.parse_args()
+    rows = []
+    for folder, stem, audio_folder, audio, map_path, truth_path in tracks(args.maps, args.scratch):
+        with open(map_path) as f:
+            beats = np.array(json.load(f)['beats'])
+        if len(beats) < 16:
+            continue
+        # The folder in the cached name, so that two sets' files of one name keep their own features.
+        features = experiment.frame_features(os.path.dirname(audio_folder),
+                                             os.path.join(os.path.basename(audio_folder), audio))
+        curve = features[:, experiment.BANDS:].sum(axis=1)
+        # The low bands' rises (30–150 Hz: the kick and the bass), for --low-band.
+        edges = np.geomspace(30, 11000, experiment.BANDS + 1)
+        low = features[:, experiment.BANDS:][:, edges[1:] <= 160].sum(axis=1)
+        truth = np.asarray(bench.read_times(truth_path))
+        named = candidates(beats)
+        gains = np.array([gain(curve, b) + (gain(low, b) if args.low_band else 0) for b in named.values()])
+        bpms = np.array([60 / np.median(np.diff(b)) for b in named.values()])
+        right = np.array([bench.score(truth, b)['F'] >= 0.8 for b in named.values()])
+        rows.append((folder, stem, gains, bpms, right, len(beats), list(named)))
+    for scale in args.n_scale or [1.0]:
+        for width in args.prior_width or [1.0]:
+            report(rows, scale, width, args.list)
+
+
+def report(rows, scale, width, listed):
+    print(f'\nobservations per map beat {scale}, prior width {width} octaves: songs at the notated level '
+          '(of those with it among the four candidates)\n')
+    print('| set | n | map right | likelihood right | changed | right → wrong | wrong → right |')
+    print('|---|---|---|---|---|---|---|')
+    totals = np.zeros(6, int)
+    changes = []
+    for name in sorted({r[0] for r in rows}):
+        counts = np.zeros(6, int)
+        for folder, stem, gains, bpms, right, n, labels in rows:
+            if folder != name or not right.any():
+                continue
+            score = scale * n * gains - np.log2(bpms / 120) ** 2 / (2 * width ** 2)
+            # The analyzer's level limits (the default 60–200 BPM with its 3 % slack), the map's own excepted.
+            score[1:][(bpms[1:] < 60 * 0.97) | (bpms[1:] > 200 * 1.03)] = -np.inf
+            choice = int(np.argmax(score))
+            counts += [1, right[0], right[choice], choice != 0, choice != 0 and right[0] and not right[choice],
+                       choice != 0 and not right[0] and right[choice]]
+            if choice != 0:
+                changes.append(f'{folder}/{stem}: {labels[choice]} ({"right" if right[choice] else "wrong"}; the map '
+                               f'{"right" if right[0] else "wrong"}; gains {np.round(gains, 4).tolist()}, '
+                               f'BPM {np.round(bpms, 1).tolist()})')
+        totals += counts
+        print(f'| {name} | ' + ' | '.join(str(c) for c in counts) + ' |')
+    print('| all | ' + ' | '.join(str(c) for c in totals) + ' |')
+    if listed:
+        print()
+        for line in changes:
+            print('  ' + line)
+
+
+if __name__ == '__main__':
+    main()
