@@ -31,10 +31,17 @@ train songs, the even composed songs and their warped copies), the choice is at 
 The validation split is not read. `--n-scale` and `--prior-width` print the same table with the
 observation count or the prior's width changed (sensitivity, train only).
 
+`--fitted` (added after the first run had failed the rule): a conditional logit over the same
+candidates instead, fitted by maximum likelihood with an L2 penalty and read out of fold (5 folds by
+song, a song's time-warped copies in its fold). Its features are the ratios step 3's rules read along
+each candidate (`ratios`), the prior's term, and whether the candidate is the map's own level
+(`--without-map` leaves that out). It asks whether any weighing of what the rules read does better
+than the rules.
+
     tools/learned/out/venv/bin/python3 tools/learned/levels.py --maps DIR [--scratch FOLDER] [--list]
+    tools/learned/out/venv/bin/python3 tools/learned/levels.py --maps DIR [--scratch FOLDER] --fitted [--without-map]
 """
 import argparse
-import glob
 import json
 import math
 import os
@@ -94,6 +101,84 @@ def gain(curve, beats):
     return -0.5 * math.log(max(within, 1e-12) / total)
 
 
+def ratios(curve, low, beats):
+    """What the level rules read along `beats`, as logs of ratios (step 3's hierarchy and the low
+    band's vetoes): the weaker parity over the stronger, the off-beats over the beats, the strongest
+    point between the beats over the beats, and the low band's parity and off-beats."""
+    last = len(curve) - 1
+
+    def mean(c, step, offset):
+        n = len(beats) - 1
+        u = np.arange(offset, n + 1e-9, step)
+        index = np.minimum(n - 1, np.floor(u).astype(int))
+        t = beats[index] + (u - index) * (beats[index + 1] - beats[index])
+        frames = np.round(t * experiment.FPS).astype(int)
+        return np.max([c[np.clip(frames + o, 0, last)] for o in (-1, 0, 1)], axis=0).mean() + 1e-6
+
+    out = []
+    for c in (curve, low):
+        on = mean(c, 1, 0)
+        even, odd = mean(c, 2, 0), mean(c, 2, 1)
+        between = max(mean(c, 1, f) for f in (0.25, 1 / 3, 0.5, 2 / 3, 0.75))
+        out += [math.log(min(even, odd) / max(even, odd)), math.log(mean(c, 1, 0.5) / on), math.log(between / on)]
+    return np.array(out)
+
+
+def fitted_choice(rows, penalty, without_map=False):
+    """Out of fold (5 folds by song, a song's copies in its fold): each row's candidate by a conditional
+    logit over its candidates within the limits, on their `ratios`, the prior's term and whether it is
+    the map's own level (left out with `without_map`)."""
+    from scipy.optimize import minimize
+
+    def x_of(row):
+        gains, bpms, right, n, labels, features = row[2], row[3], row[4], row[5], row[6], row[7]
+        prior = -np.log2(bpms / 120) ** 2
+        is_map = (np.arange(len(bpms)) == 0).astype(float) * (0 if without_map else 1)
+        inside = (np.arange(len(bpms)) == 0) | ((bpms >= 60 * 0.97) & (bpms <= 200 * 1.03))
+        return np.column_stack([features, prior, is_map]), inside
+
+    def fit(subset):
+        data = []
+        for row in subset:
+            x, inside = x_of(row)
+            right = row[4] & inside
+            if right.any() and not right.all():
+                data.append((x[inside], right[inside]))
+        width = data[0][0].shape[1]
+
+        def objective(w):
+            loss, grad = penalty * (w @ w), 2 * penalty * w
+            for x, right in data:
+                score = x @ w
+                p = np.exp(score - score.max())
+                p /= p.sum()
+                q = p * right / (p[right].sum())
+                loss -= np.log(p[right].sum() + 1e-300)
+                grad -= q @ x - p @ x
+            return loss, grad
+        return minimize(objective, np.zeros(width), jac=True, method='L-BFGS-B').x
+
+    def song(row):
+        stem = row[1]
+        for suffix in ('-drift', '-ramp', '-step'):
+            stem = stem.replace(suffix, '')
+        return stem
+
+    names = sorted({song(r) for r in rows})
+    fold = {name: i % 5 for i, name in enumerate(names)}
+    choice = {}
+    weights = []
+    for k in range(5):
+        w = fit([r for r in rows if fold[song(r)] != k])
+        weights.append(w)
+        for r in rows:
+            if fold[song(r)] == k:
+                x, inside = x_of(r)
+                score = np.where(inside, x @ w, -np.inf)
+                choice[(r[0], r[1])] = int(np.argmax(score))
+    return choice, np.mean(weights, axis=0)
+
+
 def tracks(maps, scratch):
     """(set, stem, audio folder, audio file, map path, truth path) of every train map with truth."""
     known = trial.truths(scratch=scratch)
@@ -122,6 +207,10 @@ def main():
     parser.add_argument('--n-scale', type=float, action='append', help='observations per map beat (default 1)')
     parser.add_argument('--prior-width', type=float, action='append', help="the prior's width, octaves (1)")
     parser.add_argument('--low-band', action='store_true', help="the low bands' likelihood added")
+    parser.add_argument('--fitted', action='store_true',
+                        help="a conditional logit on the rules' ratios, the prior and the map, out of fold")
+    parser.add_argument('--without-map', action='store_true', help="--fitted without the map's own level")
+    parser.add_argument('--penalty', type=float, default=1.0, help="--fitted's L2 penalty (1)")
     parser.add_argument('--list', action='store_true', help='every map the choice changes')
     args = parser.parse_args()
     rows = []
@@ -142,28 +231,36 @@ def main():
         gains = np.array([gain(curve, b) + (gain(low, b) if args.low_band else 0) for b in named.values()])
         bpms = np.array([60 / np.median(np.diff(b)) for b in named.values()])
         right = np.array([bench.score(truth, b)['F'] >= 0.8 for b in named.values()])
-        rows.append((folder, stem, gains, bpms, right, len(beats), list(named)))
+        features = np.array([ratios(curve, low, b) for b in named.values()])
+        rows.append((folder, stem, gains, bpms, right, len(beats), list(named), features))
+    if args.fitted:
+        choice, weights = fitted_choice(rows, args.penalty, args.without_map)
+        report(rows, 0, 1, args.list, choice)
+        print('\nmean weights over the folds (broadband parity, off-beats, between; low band the same; '
+              'prior; the map):', np.round(weights, 3).tolist())
+        return
     for scale in args.n_scale or [1.0]:
         for width in args.prior_width or [1.0]:
             report(rows, scale, width, args.list)
 
 
-def report(rows, scale, width, listed):
-    print(f'\nobservations per map beat {scale}, prior width {width} octaves: songs at the notated level '
-          '(of those with it among the four candidates)\n')
+def report(rows, scale, width, listed, fitted=None):
+    title = ('a conditional logit on the rules\' ratios, out of fold' if fitted is not None
+             else f'observations per map beat {scale}, prior width {width} octaves')
+    print(f'\n{title}: songs at the notated level (of those with it among the four candidates)\n')
     print('| set | n | map right | likelihood right | changed | right → wrong | wrong → right |')
     print('|---|---|---|---|---|---|---|')
     totals = np.zeros(6, int)
     changes = []
     for name in sorted({r[0] for r in rows}):
         counts = np.zeros(6, int)
-        for folder, stem, gains, bpms, right, n, labels in rows:
+        for folder, stem, gains, bpms, right, n, labels, _ in rows:
             if folder != name or not right.any():
                 continue
             score = scale * n * gains - np.log2(bpms / 120) ** 2 / (2 * width ** 2)
             # The analyzer's level limits (the default 60–200 BPM with its 3 % slack), the map's own excepted.
             score[1:][(bpms[1:] < 60 * 0.97) | (bpms[1:] > 200 * 1.03)] = -np.inf
-            choice = int(np.argmax(score))
+            choice = int(np.argmax(score)) if fitted is None else fitted[(folder, stem)]
             counts += [1, right[0], right[choice], choice != 0, choice != 0 and right[0] and not right[choice],
                        choice != 0 and not right[0] and right[choice]]
             if choice != 0:
