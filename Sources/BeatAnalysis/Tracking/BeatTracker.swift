@@ -107,6 +107,17 @@ struct BeatTracker {
                 return low...high
             }
         }
+        // For each interval entered, the intervals it can be entered from (a finite log transition),
+        // in order: the others can never win the maximum below, so only these are read. The order
+        // is kept, so ties go to the same interval as over every one (session 91: about a third of
+        // the pairs, the maximum over all of them was the global tracker's cost).
+        // One flat list, interval `to`'s sources at `sourceStarts[to]..<sourceStarts[to + 1]`.
+        var sources: [Int] = []
+        var sourceStarts = [0]
+        for to in 0..<tempi {
+            sources += (0..<tempi).filter { transition[$0 * tempi + to] > -Double.infinity }
+            sourceStarts.append(sources.count)
+        }
         var pointers = [UInt8](repeating: 0, count: frames * tempi)
         var last = [Double](repeating: 0, count: tempi)
         var entering = [Double](repeating: 0, count: tempi)
@@ -119,7 +130,8 @@ struct BeatTracker {
                         for to in 0..<tempi {
                             var best = -Double.infinity
                             var arg = 0
-                            for from in 0..<tempi {
+                            for source in sourceStarts[to]..<sourceStarts[to + 1] {
+                                let from = sources[source]
                                 let value = last[from] + trans[from * tempi + to]
                                 if value > best {
                                     best = value
