@@ -109,8 +109,8 @@ struct Novelty {
     /// the sums are the plain loop's to the bit. Four lags run at once, one to a lane of a `SIMD4`
     /// (each lane's multiplication and addition are the scalar ones), over the values all four
     /// reach, and each lag then finishes its own last values alone. The plain loop over every lag was
-    /// the analysis's largest step after the streaming pass (session 91, `perf`: 29 ms of a 4-minute
-    /// song's 0.13 s after decoding).
+    /// one of the largest steps after the streaming pass (session 91, `perf`: 29–42 ms of the
+    /// 0.14–0.18 s after decoding a 4-minute song; 7–8 ms now).
     static func autocorrelation(
         _ buffer: UnsafeBufferPointer<Float>, from start: Int, count: Int, maxLag: Int
     ) -> [Double] {

@@ -108,10 +108,10 @@ struct BeatTracker {
             }
         }
         // For each interval entered, the intervals it can be entered from (a finite log transition),
-        // in order: the others can never win the maximum below, so only these are read. The order
-        // is kept, so ties go to the same interval as over every one (session 91: about a third of
-        // the pairs, the maximum over all of them was the global tracker's cost).
-        // One flat list, interval `to`'s sources at `sourceStarts[to]..<sourceStarts[to + 1]`.
+        // in order: the others can never win the maximum below, so only these are read (session 91:
+        // the maximum over every pair was most of the global tracker's cost). The order is kept, so
+        // ties go to the same interval as before. One flat list: interval `to`'s sources are at
+        // `sourceStarts[to]..<sourceStarts[to + 1]`.
         var sources: [Int] = []
         var sourceStarts = [0]
         for to in 0..<tempi {

@@ -137,9 +137,9 @@ public struct AudioMisalignedRule: ValidationRule {
     /// So the counts are those of asking every beat at every shift for its nearest onset, which this
     /// replaced (session 91): 201 binary searches a beat became a few comparisons.
     static func matchCounts(beats: [Double], sortedOnsets sorted: [Double], steps: Int) -> [Int] {
+        guard steps >= 0 else { return [] }
         let width = 2 * steps + 1
         var counts = [Int](repeating: 0, count: width)
-        guard steps >= 0 else { return [] }
         // The beat last counted at each shift, so that a beat counts there once.
         var counted = [Int](repeating: -1, count: width)
         // Farther than any shift takes a beat plus the window, with a margin for rounding.
