@@ -120,36 +120,30 @@ struct Novelty {
         let end = start + count
         var lag = 0
         while lag <= maxLag {
-            var sums = SIMD4<Float>(repeating: 0)
             let lanes = min(4, maxLag - lag + 1)
+            var sums = SIMD4<Float>(repeating: 0)
+            // Where four lags remain, every lane reaches the values before `shared` (the last lag's
+            // end) and sums them at once; each lag then adds its own remaining values alone (all of
+            // them where fewer than four lags remain). A lane's sum starts at 0 either way, as the
+            // plain loop's does.
+            var shared = start
             if lanes == 4 {
-                // Every lane reaches the values before `shared`: the last lag's end.
-                let shared = end - (lag + 3)
+                shared = end - (lag + 3)
                 var index = start
                 while index < shared {
                     let later = UnsafeRawPointer(values + index + lag).loadUnaligned(as: SIMD4<Float>.self)
                     sums += values[index] * later
                     index += 1
                 }
-                for lane in 0..<4 {
-                    var sum = sums[lane]
-                    var rest = shared
-                    while rest < end - (lag + lane) {
-                        sum += values[rest] * values[rest + lag + lane]
-                        rest += 1
-                    }
-                    acf[lag + lane] = Double(sum) / Double(count - lag - lane)
+            }
+            for lane in 0..<lanes {
+                var sum = sums[lane]
+                var rest = shared
+                while rest < end - (lag + lane) {
+                    sum += values[rest] * values[rest + lag + lane]
+                    rest += 1
                 }
-            } else {
-                for lane in 0..<lanes {
-                    var sum: Float = 0
-                    var index = start
-                    while index < end - (lag + lane) {
-                        sum += values[index] * values[index + lag + lane]
-                        index += 1
-                    }
-                    acf[lag + lane] = Double(sum) / Double(count - lag - lane)
-                }
+                acf[lag + lane] = Double(sum) / Double(count - lag - lane)
             }
             lag += lanes
         }
