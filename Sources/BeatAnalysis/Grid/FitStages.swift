@@ -35,35 +35,15 @@ extension GridFitter {
         let (novelty, peaks, matcher, span, lowBand) = (
             context.novelty, context.peaks, context.matcher, context.span, context.lowBand
         )
-        var selected = try trackAndSelect(from: global.period, context)
-        // Where the tempo moves, the whole-song estimate (`global`) was made on onsets smeared by the
-        // movement (an 8 % ramp blurs a two-beat lag twice as much as a one-beat lag), so it can
-        // pick another level than the same music played steadily would get. Read in beat time
-        // (the onsets laid out along the tracked beats, as if played to a click), it is not
-        // smeared; a different level there is tracked anew, and the two readings' beats compete:
-        // those that stand out more (``trackedScore(_:novelty:span:)``) are kept. The beat-time
-        // song is played at the tempo the whole-song estimate heard when the tracker is at its
-        // level, so a song whose tempo moves a little is read as its steady original would be.
-        if selected.model.varies,
-            let factor = beatTimeLevel(
-                selected.tracked, envelope: envelope, lowLevels: lowLevels, heardPeriod: global.period),
-            let again = try? trackAndSelect(
-                from: BeatSequence(beats: selected.tracked).medianInterval / factor, context),
-            again.salience > selected.salience
-        {
-            selected = again
-        }
-        // A tempo change beyond the tracker's reach: tracked again with its range centred there.
-        if options.mode != .constant, let across = acrossTempoRegions(selected, from: global.period, context) {
-            selected = across
-        }
-        var (model, tracked) = (selected.model, selected.tracked)
-        if case .follow = model, tracked.count < 4 { model = .grid([]) }
-        // Followed sections at another pulse are put back at the song's; then a grid on the
-        // off-beats of the kick, or followed sections on them, move onto it.
-        if case .follow = model {
-            tracked = repairingLevelSections(
-                tracked, novelty: novelty, peaks: peaks, span: span, regions: selected.regions)
+        // Followed beats repaired (sections at another pulse put back at the song's, detours and slips
+        // repaired, then moved onto the kick and onto the song's beat), and the model chosen again on
+        // them: repaired, they may lie on one grid after all (a tracker that spent long stretches on
+        // the off-beats explained too few beats for any grid). This time stretches the tracker
+        // followed at a steady shift from a grid (a swung eighth the kick could not correct) count for
+        // that grid: a steady tempo with a tracker that strayed to another phase is not a tempo that
+        // moves. Only `auto` chooses again; otherwise the model stays followed.
+        func repairedFollow(_ followed: [Double], regions: [TempoRegion]) -> (tracked: [Double], model: GridModel) {
+            var tracked = repairingLevelSections(followed, novelty: novelty, peaks: peaks, span: span, regions: regions)
             tracked = repairingDetours(tracked, novelty: novelty, peaks: peaks, span: span)
             let slipsRepaired = repairingSlips(tracked, lowBand: lowBand)
             let hop = envelope.hopDuration
@@ -78,21 +58,48 @@ extension GridFitter {
                     onTheSongsBeat(tracked: kickRepaired, bands: bands, lowBand: lowBand, drums: $0)
                 }
             }
-            // The model was chosen on the beats as tracked; repaired, they may lie on one grid after
-            // all (a tracker that spent long stretches on the off-beats explained too few beats for
-            // any grid). The simplest model is chosen again on the beats as they now are, and
-            // this time stretches the tracker followed at a steady shift from a grid (a swung
-            // eighth the kick could not correct) count for that grid: a steady tempo with a
-            // tracker that strayed to another phase is not a tempo that moves.
-            if options.mode == .auto {
-                let again = selectModel(
-                    tracked, period: BeatSequence(beats: tracked).medianInterval, context,
-                    strayedPhasesExplained: true)
-                if again != .follow {
-                    model = onTheKick(
-                        levelPerPiece(again, novelty: novelty, matcher: matcher, lowBand: lowBand),
-                        global: global, span: span, matcher: matcher, lowBand: lowBand)
-                }
+            guard options.mode == .auto else { return (tracked, .follow) }
+            let again = selectModel(
+                tracked, period: BeatSequence(beats: tracked).medianInterval, context, strayedPhasesExplained: true)
+            return (tracked, again)
+        }
+        var selected = try trackAndSelect(from: global.period, context)
+        // Where the tempo moves, the whole-song estimate (`global`) was made on onsets smeared by the
+        // movement (an 8 % ramp blurs a two-beat lag twice as much as a one-beat lag), so it can
+        // pick another level than the same music played steadily would get. Read in beat time
+        // (the onsets laid out along the tracked beats, as if played to a click), it is not
+        // smeared; a different level there is tracked anew, and the two readings' beats compete:
+        // those that stand out more (``trackedScore(_:novelty:span:)``) are kept, unless the first
+        // tracking's beats are followed, still are once repaired (as below), and the new tracking's
+        // lie on one grid (``beatTimeTrackingReplaces(_:with:)``). The beat-time
+        // song is played at the tempo the whole-song estimate heard when the tracker is at its
+        // level, so a song whose tempo moves a little is read as its steady original would be.
+        if selected.model.varies,
+            let factor = beatTimeLevel(
+                selected.tracked, envelope: envelope, lowLevels: lowLevels, heardPeriod: global.period),
+            let again = try? trackAndSelect(
+                from: BeatSequence(beats: selected.tracked).medianInterval / factor, context),
+            again.salience > selected.salience
+                || (Self.beatTimeTrackingReplaces(selected.model, with: again.model)
+                    && repairedFollow(selected.tracked, regions: selected.regions).model == .follow)
+        {
+            selected = again
+        }
+        // A tempo change beyond the tracker's reach: tracked again with its range centred there.
+        if options.mode != .constant, let across = acrossTempoRegions(selected, from: global.period, context) {
+            selected = across
+        }
+        var (model, tracked) = (selected.model, selected.tracked)
+        if case .follow = model, tracked.count < 4 { model = .grid([]) }
+        // Followed sections at another pulse are put back at the song's; then a grid on the
+        // off-beats of the kick, or followed sections on them, move onto it.
+        if case .follow = model {
+            let repaired = repairedFollow(tracked, regions: selected.regions)
+            tracked = repaired.tracked
+            if repaired.model != .follow {
+                model = onTheKick(
+                    levelPerPiece(repaired.model, novelty: novelty, matcher: matcher, lowBand: lowBand),
+                    global: global, span: span, matcher: matcher, lowBand: lowBand)
             }
         } else {
             model = onTheKick(

@@ -60,6 +60,19 @@ extension GridFitter {
         return true
     }
 
+    /// Whether the beat-time reading's tracking (step 5), modelled as `again`, replaces the first
+    /// tracking, modelled as `first`, whatever their salience says: where the first tracking's beats
+    /// are followed (no grid explains them) and the new tracking's lie on one grid, the music supports
+    /// the simpler model at the level the beat-time reading heard. The converse of
+    /// ``regionTrackingReplaces(_:with:)``, where one grid stands against a second tracking that would
+    /// be followed. Found on a composed swing song (train) tracked at half its 192 BPM and followed
+    /// (one grid explained 14 of its 94 beats), whose beat-time tracking at 192 lay on one grid
+    /// (151 of 194) and stood out a little less.
+    static func beatTimeTrackingReplaces(_ first: GridModel, with again: GridModel) -> Bool {
+        guard first == .follow, case .grid(let pieces) = again else { return false }
+        return pieces.count == 1
+    }
+
     /// Stretches whose own tempo lies over ``regionDeparture`` from `period`: the tempo of each window of
     /// ``regionWindow`` seconds (the whole-song estimate's autocorrelation comb and level rules,
     /// ``chooseLevel(_:novelty:matcher:span:lowBand:)``, without its least-squares refinement, which a
