@@ -101,26 +101,40 @@ struct TempoRegionTests {
         #expect(GridFitter.regionTrackingReplaces(steps, with: .follow))
     }
 
-    @Test("a beat-time tracking on one grid replaces followed beats; otherwise the salience decides")
+    @Test(
+        "a beat-time tracking on one grid replaces beats still followed once repaired; otherwise the salience decides")
     func beatTimeTrackingOnOneGrid() {
         let grid = GridFitter.Grid(anchor: 0.5, period: 0.3125)
         let one = GridModel.grid([GridPiece(span: 0.5...60, grid: grid)])
+        let half = GridModel.grid([GridPiece(span: 0.5...60, grid: GridFitter.Grid(anchor: 0.5, period: 0.625))])
         let steps = GridModel.grid([
             GridPiece(span: 0.5...30, grid: grid),
             GridPiece(span: 30...60, grid: GridFitter.Grid(anchor: 30, period: 0.25)),
         ])
         let ramp = GridModel.ramp(
             TempoRamp(origin: 0, anchor: 0.5, period: 0.3125, curvature: 0.0001, indices: 0...190))
-        // Followed beats against one grid at the other level: the simpler model stands.
-        #expect(GridFitter.beatTimeTrackingReplaces(.follow, with: one))
-        // Against tempo segments, a ramp or followed beats, or where the first tracking was not followed,
-        // only the salience decides.
-        #expect(!GridFitter.beatTimeTrackingReplaces(.follow, with: steps))
-        #expect(!GridFitter.beatTimeTrackingReplaces(.follow, with: ramp))
-        #expect(!GridFitter.beatTimeTrackingReplaces(.follow, with: .follow))
-        #expect(!GridFitter.beatTimeTrackingReplaces(.follow, with: .grid([])))
-        #expect(!GridFitter.beatTimeTrackingReplaces(steps, with: one))
-        #expect(!GridFitter.beatTimeTrackingReplaces(ramp, with: one))
+        func replaces(_ first: GridModel, _ again: GridModel, firstRepaired: GridModel, againRepaired: GridModel)
+            -> Bool
+        {
+            GridFitter.beatTimeTrackingReplaces(
+                first, with: again, firstOnceRepaired: { firstRepaired }, againOnceRepaired: { againRepaired })
+        }
+        // Followed beats, still followed once repaired, against one grid at the other level: the
+        // simpler model stands, whether the beat-time tracking lies on it as tracked or once repaired.
+        #expect(replaces(.follow, one, firstRepaired: .follow, againRepaired: .follow))
+        #expect(replaces(.follow, .follow, firstRepaired: .follow, againRepaired: one))
+        // The first tracking is one grid once repaired (a recorded song whose tracker strayed): the
+        // salience decides.
+        #expect(!replaces(.follow, one, firstRepaired: half, againRepaired: one))
+        // Against tempo segments, a ramp or followed beats, or where the first tracking was not
+        // followed, only the salience decides.
+        #expect(!replaces(.follow, steps, firstRepaired: .follow, againRepaired: .follow))
+        #expect(!replaces(.follow, ramp, firstRepaired: .follow, againRepaired: .follow))
+        #expect(!replaces(.follow, .follow, firstRepaired: .follow, againRepaired: .follow))
+        #expect(!replaces(.follow, .follow, firstRepaired: .follow, againRepaired: steps))
+        #expect(!replaces(.follow, .grid([]), firstRepaired: .follow, againRepaired: .follow))
+        #expect(!replaces(steps, one, firstRepaired: .follow, againRepaired: one))
+        #expect(!replaces(ramp, one, firstRepaired: .follow, againRepaired: one))
     }
 
     @Test("the range is the region's inside it, the song's outside, and both at its edges")

@@ -71,7 +71,8 @@ extension GridFitter {
         // smeared; a different level there is tracked anew, and the two readings' beats compete:
         // those that stand out more (``trackedScore(_:novelty:span:)``) are kept, unless the first
         // tracking's beats are followed, still are once repaired (as below), and the new tracking's
-        // lie on one grid (``beatTimeTrackingReplaces(_:with:)``). The beat-time
+        // lie on one grid, once repaired where followed
+        // (``beatTimeTrackingReplaces(_:with:firstOnceRepaired:againOnceRepaired:)``). The beat-time
         // song is played at the tempo the whole-song estimate heard when the tracker is at its
         // level, so a song whose tempo moves a little is read as its steady original would be.
         if selected.model.varies,
@@ -80,8 +81,10 @@ extension GridFitter {
             let again = try? trackAndSelect(
                 from: BeatSequence(beats: selected.tracked).medianInterval / factor, context),
             again.salience > selected.salience
-                || (Self.beatTimeTrackingReplaces(selected.model, with: again.model)
-                    && repairedFollow(selected.tracked, regions: selected.regions).model == .follow)
+                || Self.beatTimeTrackingReplaces(
+                    selected.model, with: again.model,
+                    firstOnceRepaired: { repairedFollow(selected.tracked, regions: selected.regions).model },
+                    againOnceRepaired: { repairedFollow(again.tracked, regions: again.regions).model })
         {
             selected = again
         }

@@ -62,15 +62,24 @@ extension GridFitter {
 
     /// Whether the beat-time reading's tracking (step 5), modelled as `again`, replaces the first
     /// tracking, modelled as `first`, whatever their salience says: where the first tracking's beats
-    /// are followed (no grid explains them) and the new tracking's lie on one grid, the music supports
-    /// the simpler model at the level the beat-time reading heard. The converse of
-    /// ``regionTrackingReplaces(_:with:)``, where one grid stands against a second tracking that would
-    /// be followed. Found on a composed swing song (train) tracked at half its 192 BPM and followed
-    /// (one grid explained 14 of its 94 beats), whose beat-time tracking at 192 lay on one grid
-    /// (151 of 194) and stood out a little less.
-    static func beatTimeTrackingReplaces(_ first: GridModel, with again: GridModel) -> Bool {
-        guard first == .follow, case .grid(let pieces) = again else { return false }
-        return pieces.count == 1
+    /// are followed (no grid explains them) and still are once repaired (`firstOnceRepaired`: step 5's
+    /// repairs and the model chosen again on them, as the pipeline ends a followed tracking), and the
+    /// new tracking's lie on one grid, as tracked or, where followed, once repaired the same way
+    /// (`againOnceRepaired`), the music supports the simpler model at the level the beat-time reading
+    /// heard. The converse of ``regionTrackingReplaces(_:with:)``, where one grid stands against a
+    /// second tracking that would be followed. Found on two composed swing songs (train) tracked at
+    /// half their 192 BPM and followed: one's beat-time tracking at 192 lay on one grid (151 of 194
+    /// beats) and stood out a little less; the other's lay on one grid once repaired. A recorded rock
+    /// song whose first tracking is one grid once repaired keeps it (its beat-time tracking at twice
+    /// its tempo lay on one grid too, and stood out much less). The repairs are run only when asked.
+    static func beatTimeTrackingReplaces(
+        _ first: GridModel, with again: GridModel, firstOnceRepaired: () -> GridModel,
+        againOnceRepaired: () -> GridModel
+    ) -> Bool {
+        guard first == .follow else { return false }
+        let model = again == .follow ? againOnceRepaired() : again
+        guard case .grid(let pieces) = model, pieces.count == 1 else { return false }
+        return firstOnceRepaired() == .follow
     }
 
     /// Stretches whose own tempo lies over ``regionDeparture`` from `period`: the tempo of each window of
