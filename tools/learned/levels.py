@@ -38,8 +38,16 @@ each candidate (`ratios`), the prior's term, and whether the candidate is the ma
 (`--without-map` leaves that out). It asks whether any weighing of what the rules read does better
 than the rules.
 
+`--drums` (session 93): the fitted logit reads the learned drums too. The analyzer's own network
+(the weights of Sources/BeatAnalysis/Drums/DrumDetectorWeights.swift, run here on drums.py's frame
+features; activations cached in tools/learned/out/drumact/) gives a kick and a snare per hop; along
+each candidate, for the kick, the snare and their sum, the same three ratios (parity, off-beats,
+strongest between), and the share of the candidate's beats with a drum heard (kick plus snare at
+least 0.5). `--drums-only` leaves the onsets' ratios out.
+
     tools/learned/out/venv/bin/python3 tools/learned/levels.py --maps DIR [--scratch FOLDER] [--list]
     tools/learned/out/venv/bin/python3 tools/learned/levels.py --maps DIR [--scratch FOLDER] --fitted [--without-map]
+    tools/learned/out/venv/bin/python3 tools/learned/levels.py --maps DIR [--scratch FOLDER] --fitted --drums[-only] [--without-map]
 """
 import argparse
 import json
@@ -51,6 +59,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import experiment  # noqa: E402 (its frame features and their cache, and the accuracy bench as `bench`)
+import drums  # noqa: E402 (the drum network's frame features and context, for --drums)
 import accuracy_module  # noqa: E402 (on experiment's path: tools/bench)
 
 bench = experiment.bench
@@ -121,6 +130,75 @@ def ratios(curve, low, beats):
         even, odd = mean(c, 2, 0), mean(c, 2, 1)
         between = max(mean(c, 1, f) for f in (0.25, 1 / 3, 0.5, 2 / 3, 0.75))
         out += [math.log(min(even, odd) / max(even, odd)), math.log(mean(c, 1, 0.5) / on), math.log(between / on)]
+    return np.array(out)
+
+
+def drum_network():
+    """The analyzer's drum network: its weights read back from the Swift source `drums.py export` wrote."""
+    import re
+    path = os.path.join(drums.ROOT, 'Sources', 'BeatAnalysis', 'Drums', 'DrumDetectorWeights.swift')
+    with open(path) as f:
+        text = f.read()
+    arrays = {}
+    for name in ('firstWeights', 'firstBiases', 'secondWeights', 'secondBiases'):
+        body = re.search(r'static let ' + name + r': \[Float\] = \[(.*?)\]', text, re.S).group(1)
+        arrays[name] = np.array([float(v) for v in body.split(',') if v.strip()], np.float32)
+    hidden = int(re.search(r'static let hiddenCount = (\d+)', text).group(1))
+    return (arrays['firstWeights'].reshape(-1, hidden), arrays['firstBiases'],
+            arrays['secondWeights'].reshape(hidden, 2), arrays['secondBiases'])
+
+
+def drum_activation(network, audio_folder, audio):
+    """Kick and snare per hop (drums.py's hop) of one WAV, cached."""
+    cache = os.path.join(drums.ROOT, 'tools', 'learned', 'out', 'drumact',
+                         os.path.basename(audio_folder) + '_' + audio + '.npy')
+    if os.path.exists(cache):
+        return np.load(cache)
+    import scipy.io.wavfile as wavfile
+    from scipy.signal import resample_poly
+    rate, samples = wavfile.read(os.path.join(audio_folder, audio))
+    samples = samples.astype(np.float32)
+    if samples.ndim == 2:
+        samples = samples.mean(axis=1)
+    samples /= 32768.0
+    if rate != drums.SR:
+        g = math.gcd(rate, drums.SR)
+        samples = resample_poly(samples, drums.SR // g, rate // g).astype(np.float32)
+    frames = drums.features(samples)
+    w1, b1, w2, b2 = network
+    out = np.zeros((len(frames), 2), np.float32)
+    for start in range(0, len(frames), 8192):
+        rows = np.arange(start, min(len(frames), start + 8192))
+        hidden = np.maximum(0, drums.context(frames, rows) @ w1 + b1)
+        out[rows] = 0.5 * (1 + np.tanh(0.5 * (hidden @ w2 + b2)))  # the logistic, without overflow
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    np.save(cache, out)
+    return out
+
+
+def drum_ratios(activation, beats):
+    """Along `beats`, for the kick, the snare and their sum: the weaker parity over the stronger, the
+    midpoints over the beats, the strongest point between the beats over the beats (each the largest
+    value within two hops); and the share of the beats with a drum heard (kick plus snare ≥ 0.5). Logs."""
+    last = len(activation) - 1
+
+    def at(c, step, offset):
+        n = len(beats) - 1
+        u = np.arange(offset, n + 1e-9, step)
+        index = np.minimum(n - 1, np.floor(u).astype(int))
+        t = beats[index] + (u - index) * (beats[index + 1] - beats[index])
+        frames = np.round(t * drums.SR / drums.HOP).astype(int)
+        return np.max([c[np.clip(frames + o, 0, last)] for o in range(-2, 3)], axis=0)
+
+    both = activation[:, 0] + activation[:, 1]
+    out = []
+    for c in (activation[:, 0], activation[:, 1], both):
+        on = at(c, 1, 0).mean() + 1e-3
+        even, odd = at(c, 2, 0).mean() + 1e-3, at(c, 2, 1).mean() + 1e-3
+        between = max(at(c, 1, f).mean() for f in (0.25, 1 / 3, 0.5, 2 / 3, 0.75)) + 1e-3
+        out += [math.log(min(even, odd) / max(even, odd)), math.log((at(c, 1, 0.5).mean() + 1e-3) / on),
+                math.log(between / on)]
+    out.append(math.log((at(both, 1, 0) >= 0.5).mean() + 0.02))
     return np.array(out)
 
 
@@ -211,9 +289,12 @@ def main():
                         help="a conditional logit on the rules' ratios, the prior and the map, out of fold")
     parser.add_argument('--without-map', action='store_true', help="--fitted without the map's own level")
     parser.add_argument('--penalty', type=float, default=1.0, help="--fitted's L2 penalty (1)")
+    parser.add_argument('--drums', action='store_true', help="--fitted reads the learned kick and snare too")
+    parser.add_argument('--drums-only', action='store_true', help="--drums without the onsets' ratios")
     parser.add_argument('--list', action='store_true', help='every map the choice changes')
     args = parser.parse_args()
     rows = []
+    network = drum_network() if args.drums or args.drums_only else None
     for folder, stem, audio_folder, audio, map_path, truth_path in tracks(args.maps, args.scratch):
         with open(map_path) as f:
             beats = np.array(json.load(f)['beats'])
@@ -232,12 +313,16 @@ def main():
         bpms = np.array([60 / np.median(np.diff(b)) for b in named.values()])
         right = np.array([bench.score(truth, b)['F'] >= 0.8 for b in named.values()])
         features = np.array([ratios(curve, low, b) for b in named.values()])
+        if network is not None:
+            activation = drum_activation(network, audio_folder, audio)
+            read = np.array([drum_ratios(activation, b) for b in named.values()])
+            features = read if args.drums_only else np.column_stack([features, read])
         rows.append((folder, stem, gains, bpms, right, len(beats), list(named), features))
     if args.fitted:
         choice, weights = fitted_choice(rows, args.penalty, args.without_map)
         report(rows, 0, 1, args.list, choice)
         print('\nmean weights over the folds (broadband parity, off-beats, between; low band the same; '
-              'prior; the map):', np.round(weights, 3).tolist())
+              '[--drums: kick, snare, both the same; drums heard]; prior; the map):', np.round(weights, 3).tolist())
         return
     for scale in args.n_scale or [1.0]:
         for width in args.prior_width or [1.0]:
