@@ -133,44 +133,36 @@ def ratios(curve, low, beats):
     return np.array(out)
 
 
-def drum_network():
-    """The analyzer's drum network: its weights read back from the Swift source `drums.py export` wrote."""
-    import re
-    path = os.path.join(drums.ROOT, 'Sources', 'BeatAnalysis', 'Drums', 'DrumDetectorWeights.swift')
-    with open(path) as f:
-        text = f.read()
-    arrays = {}
-    for name in ('firstWeights', 'firstBiases', 'secondWeights', 'secondBiases'):
-        body = re.search(r'static let ' + name + r': \[Float\] = \[(.*?)\]', text, re.S).group(1)
-        arrays[name] = np.array([float(v) for v in body.split(',') if v.strip()], np.float32)
-    hidden = int(re.search(r'static let hiddenCount = (\d+)', text).group(1))
-    return (arrays['firstWeights'].reshape(-1, hidden), arrays['firstBiases'],
-            arrays['secondWeights'].reshape(hidden, 2), arrays['secondBiases'])
+class DrumNetwork:
+    """The analyzer's drum network, its weights read back from the Swift source `drums.py export`
+    wrote, with the `predict_proba` that `drums.activation` calls (kick, snare per frame)."""
+
+    def __init__(self):
+        import re
+        path = os.path.join(drums.ROOT, 'Sources', 'BeatAnalysis', 'Drums', 'DrumDetectorWeights.swift')
+        with open(path) as f:
+            text = f.read()
+        arrays = {}
+        for name in ('firstWeights', 'firstBiases', 'secondWeights', 'secondBiases'):
+            body = re.search(r'static let ' + name + r': \[Float\] = \[(.*?)\]', text, re.S).group(1)
+            arrays[name] = np.array([float(v) for v in body.split(',') if v.strip()], np.float32)
+        hidden = int(re.search(r'static let hiddenCount = (\d+)', text).group(1))
+        self.w1, self.b1 = arrays['firstWeights'].reshape(-1, hidden), arrays['firstBiases']
+        self.w2, self.b2 = arrays['secondWeights'].reshape(hidden, 2), arrays['secondBiases']
+
+    def predict_proba(self, x):
+        hidden = np.maximum(0, x @ self.w1 + self.b1)
+        return 0.5 * (1 + np.tanh(0.5 * (hidden @ self.w2 + self.b2)))  # the logistic, without overflow
 
 
 def drum_activation(network, audio_folder, audio):
-    """Kick and snare per hop (drums.py's hop) of one WAV, cached."""
+    """Kick and snare per hop (drums.py's hop) of one WAV, as rows of (kick, snare); cached."""
     cache = os.path.join(drums.ROOT, 'tools', 'learned', 'out', 'drumact',
                          os.path.basename(audio_folder) + '_' + audio + '.npy')
     if os.path.exists(cache):
         return np.load(cache)
-    import scipy.io.wavfile as wavfile
-    from scipy.signal import resample_poly
-    rate, samples = wavfile.read(os.path.join(audio_folder, audio))
-    samples = samples.astype(np.float32)
-    if samples.ndim == 2:
-        samples = samples.mean(axis=1)
-    samples /= 32768.0
-    if rate != drums.SR:
-        g = math.gcd(rate, drums.SR)
-        samples = resample_poly(samples, drums.SR // g, rate // g).astype(np.float32)
-    frames = drums.features(samples)
-    w1, b1, w2, b2 = network
-    out = np.zeros((len(frames), 2), np.float32)
-    for start in range(0, len(frames), 8192):
-        rows = np.arange(start, min(len(frames), start + 8192))
-        hidden = np.maximum(0, drums.context(frames, rows) @ w1 + b1)
-        out[rows] = 0.5 * (1 + np.tanh(0.5 * (hidden @ w2 + b2)))  # the logistic, without overflow
+    kick, snare = drums.activation(network, drums.corpus_audio(os.path.join(audio_folder, audio)))
+    out = np.stack([kick, snare], axis=1).astype(np.float32)
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     np.save(cache, out)
     return out
@@ -294,7 +286,7 @@ def main():
     parser.add_argument('--list', action='store_true', help='every map the choice changes')
     args = parser.parse_args()
     rows = []
-    network = drum_network() if args.drums or args.drums_only else None
+    network = DrumNetwork() if args.drums or args.drums_only else None
     for folder, stem, audio_folder, audio, map_path, truth_path in tracks(args.maps, args.scratch):
         with open(map_path) as f:
             beats = np.array(json.load(f)['beats'])
