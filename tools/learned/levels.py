@@ -110,19 +110,26 @@ def gain(curve, beats):
     return -0.5 * math.log(max(within, 1e-12) / total)
 
 
+def along(curve, beats, step, offset, fps, reach):
+    """`curve` (one value per frame, `fps` frames a second) at points every `step` beats from
+    `offset` along `beats` (fractions of a beat between them), each the largest value within `reach`
+    frames."""
+    n = len(beats) - 1
+    u = np.arange(offset, n + 1e-9, step)
+    index = np.minimum(n - 1, np.floor(u).astype(int))
+    t = beats[index] + (u - index) * (beats[index + 1] - beats[index])
+    frames = np.round(t * fps).astype(int)
+    last = len(curve) - 1
+    return np.max([curve[np.clip(frames + o, 0, last)] for o in range(-reach, reach + 1)], axis=0)
+
+
 def ratios(curve, low, beats):
     """What the level rules read along `beats`, as logs of ratios (step 3's hierarchy and the low
     band's vetoes): the weaker parity over the stronger, the off-beats over the beats, the strongest
     point between the beats over the beats, and the low band's parity and off-beats."""
-    last = len(curve) - 1
 
     def mean(c, step, offset):
-        n = len(beats) - 1
-        u = np.arange(offset, n + 1e-9, step)
-        index = np.minimum(n - 1, np.floor(u).astype(int))
-        t = beats[index] + (u - index) * (beats[index + 1] - beats[index])
-        frames = np.round(t * experiment.FPS).astype(int)
-        return np.max([c[np.clip(frames + o, 0, last)] for o in (-1, 0, 1)], axis=0).mean() + 1e-6
+        return along(c, beats, step, offset, experiment.FPS, 1).mean() + 1e-6
 
     out = []
     for c in (curve, low):
@@ -172,15 +179,9 @@ def drum_ratios(activation, beats):
     """Along `beats`, for the kick, the snare and their sum: the weaker parity over the stronger, the
     midpoints over the beats, the strongest point between the beats over the beats (each the largest
     value within two hops); and the share of the beats with a drum heard (kick plus snare ≥ 0.5). Logs."""
-    last = len(activation) - 1
 
     def at(c, step, offset):
-        n = len(beats) - 1
-        u = np.arange(offset, n + 1e-9, step)
-        index = np.minimum(n - 1, np.floor(u).astype(int))
-        t = beats[index] + (u - index) * (beats[index + 1] - beats[index])
-        frames = np.round(t * drums.SR / drums.HOP).astype(int)
-        return np.max([c[np.clip(frames + o, 0, last)] for o in range(-2, 3)], axis=0)
+        return along(c, beats, step, offset, drums.SR / drums.HOP, 2)
 
     both = activation[:, 0] + activation[:, 1]
     out = []
