@@ -144,10 +144,11 @@ class DrumNetwork:
     """The analyzer's drum network, its weights read back from the Swift source `drums.py export`
     wrote, with the `predict_proba` that `drums.activation` calls (kick, snare per frame)."""
 
+    PATH = os.path.join(drums.ROOT, 'Sources', 'BeatAnalysis', 'Drums', 'DrumDetectorWeights.swift')
+
     def __init__(self):
         import re
-        path = os.path.join(drums.ROOT, 'Sources', 'BeatAnalysis', 'Drums', 'DrumDetectorWeights.swift')
-        with open(path) as f:
+        with open(self.PATH) as f:
             text = f.read()
         arrays = {}
         for name in ('firstWeights', 'firstBiases', 'secondWeights', 'secondBiases'):
@@ -163,10 +164,11 @@ class DrumNetwork:
 
 
 def drum_activation(network, audio_folder, audio):
-    """Kick and snare per hop (drums.py's hop) of one WAV, as rows of (kick, snare); cached."""
+    """Kick and snare per hop (drums.py's hop) of one WAV, as rows of (kick, snare); cached until the
+    network's weights change."""
     cache = os.path.join(drums.ROOT, 'tools', 'learned', 'out', 'drumact',
                          os.path.basename(audio_folder) + '_' + audio + '.npy')
-    if os.path.exists(cache):
+    if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(DrumNetwork.PATH):
         return np.load(cache)
     kick, snare = drums.activation(network, drums.corpus_audio(os.path.join(audio_folder, audio)))
     out = np.stack([kick, snare], axis=1).astype(np.float32)
@@ -286,6 +288,8 @@ def main():
     parser.add_argument('--drums-only', action='store_true', help="--drums without the onsets' ratios")
     parser.add_argument('--list', action='store_true', help='every map the choice changes')
     args = parser.parse_args()
+    if (args.drums or args.drums_only) and not args.fitted:
+        parser.error('--drums and --drums-only read the drums into --fitted only')
     rows = []
     network = DrumNetwork() if args.drums or args.drums_only else None
     for folder, stem, audio_folder, audio, map_path, truth_path in tracks(args.maps, args.scratch):
