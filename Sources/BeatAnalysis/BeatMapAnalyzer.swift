@@ -128,7 +128,8 @@ public struct BeatMapAnalyzer: Sendable {
             fit = try GridFitter(options: options.grid).fit(
                 analysis.envelope, duration: analysis.duration, trackerBeats: analysis.trackerBeats,
                 levels: analysis.levels, lowLevels: analysis.lowLevels, blockLevels: analysis.blockLevels,
-                blockDuration: analysis.blockDuration, bandLevels: analysis.bandLevels, sharedDrums: drums)
+                blockDuration: analysis.blockDuration, bandLevels: analysis.bandLevels, sharedDrums: drums,
+                chroma: analysis.chroma)
         } catch {
             throw .noBeat(path: audioURL.path, error)
         }

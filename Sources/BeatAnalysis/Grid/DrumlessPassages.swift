@@ -48,22 +48,7 @@ extension GridFitter {
         let count = beats.count
         guard count >= drumlessPassageBeats + drumSideBeats else { return nil }
         let heard = beats.map(drums)
-        func isSilent(_ index: Int) -> Bool { heard[index].map { $0 < drumHeard } ?? false }
-        func isHeard(_ index: Int) -> Bool { heard[index].map { $0 >= drumHeard } ?? false }
-
-        // The drumless passages.
-        var passages: [Range<Int>] = []
-        var index = 0
-        while index < count {
-            guard isSilent(index) else {
-                index += 1
-                continue
-            }
-            var end = index
-            while end < count, isSilent(end) { end += 1 }
-            if end - index >= drumlessPassageBeats { passages.append(index..<end) }
-            index = end
-        }
+        let passages = Self.drumlessPassages(heard)
 
         // The line (time against beat number) through `anchor`'s beats, as the time of beat 0 and the
         // period; `nil` where it does not rise.
@@ -95,26 +80,7 @@ extension GridFitter {
                 return passage.contains(index) && test(phase(index, on: line))
             }
         }
-        // Whether `side` is a drummed side: all its beats there, at least half with a drum heard, the
-        // drums at its beats outweighing those half a beat after them, and its beats one steady run.
-        func isDrummed(_ side: Range<Int>) -> Bool {
-            guard side.lowerBound >= 0, side.upperBound <= count, side.filter(isHeard).count * 2 >= side.count
-            else { return false }
-            var on = 0.0
-            var between = 0.0
-            for member in side {
-                let interval =
-                    member + 1 < count ? beats[member + 1] - beats[member] : beats[member] - beats[member - 1]
-                guard let atBeat = heard[member], let halfway = drums(beats[member] + interval / 2) else {
-                    return false
-                }
-                on += Double(atBeat)
-                between += Double(halfway)
-            }
-            // One steady run: each of its beats on the line through them.
-            guard let steady = line(through: side) else { return false }
-            return on > between && side.allSatisfy { isOn(phase($0, on: steady)) }
-        }
+        func isDrummed(_ side: Range<Int>) -> Bool { Self.isDrummedSide(side, of: beats, heard: heard, drums: drums) }
         // From a drummed side into the passage (`step` +1 from the side before it, -1 from the side
         // after it): the beats stay on the drums' beat — each read against the line through the
         // ``drumSideBeats`` before it on the walk, so that a drift is followed — up to the first
@@ -179,6 +145,61 @@ extension GridFitter {
         guard !moving.isEmpty else { return nil }
 
         return Self.halfABeatLater(beats, parts: moving)
+    }
+
+    /// The drumless passages of beats whose drums are `heard` (``DrumDetector/strength(_:at:frameDuration:)``
+    /// at each beat, `nil` where the detector's frames do not reach): runs of ``drumlessPassageBeats`` or
+    /// more beats in a row at which no drum is heard (under ``drumHeard``).
+    static func drumlessPassages(_ heard: [Float?]) -> [Range<Int>] {
+        func isSilent(_ index: Int) -> Bool { heard[index].map { $0 < drumHeard } ?? false }
+        var passages: [Range<Int>] = []
+        var index = 0
+        while index < heard.count {
+            guard isSilent(index) else {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < heard.count, isSilent(end) { end += 1 }
+            if end - index >= drumlessPassageBeats { passages.append(index..<end) }
+            index = end
+        }
+        return passages
+    }
+
+    /// Whether `side` (indices into `beats`) is a drummed side of a passage: all its beats there, at
+    /// least half with a drum heard, the drums at its beats outweighing those half a beat after them
+    /// (`drums` read at a time), and its beats one steady run (each within 0.15 of a beat of the line
+    /// through them).
+    static func isDrummedSide(
+        _ side: Range<Int>, of beats: [Double], heard: [Float?], drums: (Double) -> Float?
+    ) -> Bool {
+        let count = beats.count
+        guard side.lowerBound >= 0, side.upperBound <= count,
+            side.filter({ heard[$0].map { $0 >= drumHeard } ?? false }).count * 2 >= side.count
+        else { return false }
+        var on = 0.0
+        var between = 0.0
+        for member in side {
+            let interval =
+                member + 1 < count ? beats[member + 1] - beats[member] : beats[member] - beats[member - 1]
+            guard let atBeat = heard[member], let halfway = drums(beats[member] + interval / 2) else {
+                return false
+            }
+            on += Double(atBeat)
+            between += Double(halfway)
+        }
+        // One steady run: each of its beats on the line through them.
+        guard let line = Self.beatLine(beats, side) else { return false }
+        let origin = line(0)
+        let period = line(1) - origin
+        guard period > 0 else { return false }
+        return on > between
+            && side.allSatisfy { member in
+                let position = (beats[member] - origin) / period
+                let phase = position - position.rounded(.down)
+                return min(phase, 1 - phase) <= 0.15
+            }
     }
 
     /// `beats` with each of `parts` (disjoint runs of indices, in order, each of at least two beats)

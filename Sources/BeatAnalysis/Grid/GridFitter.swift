@@ -44,19 +44,20 @@ public struct GridFitter: Sendable {
     /// put the beats on the start of their transients; `bandLevels` (as ``AudioAnalysis/bandLevels``)
     /// tell what the song's beat sounds like, so a followed section that sounds like its off-beats
     /// moves onto it; `drums` (as ``AudioAnalysis/drums``) tell where the kick and the snare are, so
-    /// beats the drums sit clearly between move onto them.
+    /// beats the drums sit clearly between move onto them; `chroma` (as ``AudioAnalysis/chroma``) counts
+    /// the beats of a passage without drums by its chord changes.
     public func fit(
         _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]? = nil, levels: [Float]? = nil,
         lowLevels: [Float]? = nil, blockLevels: CompactFloats? = nil, blockDuration: Double = 0,
         bandLevels: [UInt8]? = nil,
-        drums: DrumFrames? = nil
+        drums: DrumFrames? = nil, chroma: CompactFloats? = nil
     ) throws(GridFitError)
         -> GridFit
     {
         try fit(
             envelope, duration: duration, trackerBeats: trackerBeats, levels: levels, lowLevels: lowLevels,
             blockLevels: blockLevels, blockDuration: blockDuration, bandLevels: bandLevels,
-            sharedDrums: drums.map(SharedDrumFrames.init))
+            sharedDrums: drums.map(SharedDrumFrames.init), chroma: chroma)
     }
 
     /// ``fit(_:duration:trackerBeats:levels:lowLevels:blockLevels:blockDuration:bandLevels:drums:)`` with
@@ -65,7 +66,7 @@ public struct GridFitter: Sendable {
     func fit(
         _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]?, levels: [Float]?,
         lowLevels: [Float]?, blockLevels: CompactFloats?, blockDuration: Double, bandLevels: [UInt8]?,
-        sharedDrums: SharedDrumFrames?
+        sharedDrums: SharedDrumFrames?, chroma: CompactFloats? = nil
     ) throws(GridFitError)
         -> GridFit
     {
@@ -135,6 +136,19 @@ public struct GridFitter: Sendable {
                     sharedDrums, hop: hop, { Self.drumlessPassagesOnTheDrums(beats, drums: $0) })
                 {
                     laid.segments = placement.aligned(followed(moved, duration: duration))
+                }
+                // And a passage whose chord changes clearly count another number of beats than the
+                // tracker's gets that many, spread between the drums on either side (session 93).
+                let read = laid.segments.flatMap(\.beats)
+                if let chroma,
+                    let counted = Self.withDrums(
+                        sharedDrums, hop: hop,
+                        {
+                            Self.drumlessPassagesCountedByHarmony(
+                                read, drums: $0, chroma: chroma, hopDuration: hop)
+                        })
+                {
+                    laid.segments = placement.aligned(followed(counted, duration: duration))
                 }
             }
             // One grid whose snare falls on one beat in four, or on every point between its beats, at
