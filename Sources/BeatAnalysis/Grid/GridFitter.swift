@@ -26,6 +26,10 @@ import Foundation
 ///    drums where a learned kick and snare detector finds them clearly between the beats
 ///    (``DrumDetector/betterShift(of:frames:frameDuration:)``) or the beats on a pickup a sixteenth
 ///    before them (``DrumDetector/pickupShift(of:frames:frameDuration:distance:)``), and aligned again.
+///    Followed beats through a passage without drums move onto the drums' beat where they lie half a
+///    beat off it (``drumlessPassagesOnTheDrums(_:drums:)``), and take the count of beats the
+///    passage's chord changes give where the tracker's differs
+///    (``drumlessPassagesCountedByHarmony(_:drums:chroma:hopDuration:)``).
 public struct GridFitter: Sendable {
     /// The options.
     public var options: GridFitOptions
