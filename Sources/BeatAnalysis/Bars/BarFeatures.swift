@@ -86,20 +86,7 @@ struct BarFeatures: Sendable, Equatable {
                     if index + offset < count { for pc in 0..<12 { after[pc] += spans[index + offset][pc] } }
                     if index - 1 - offset >= 0 { for pc in 0..<12 { before[pc] += spans[index - 1 - offset][pc] } }
                 }
-                let meanAfter = after.reduce(0, +) / 12
-                let meanBefore = before.reduce(0, +) / 12
-                var dot = 0.0
-                var normAfter = 0.0
-                var normBefore = 0.0
-                for pc in 0..<12 {
-                    let x = after[pc] - meanAfter
-                    let y = before[pc] - meanBefore
-                    dot += x * y
-                    normAfter += x * x
-                    normBefore += y * y
-                }
-                guard normAfter > 0, normBefore > 0 else { return 0 }
-                return 1 - dot / (normAfter * normBefore).squareRoot()
+                return ChromaProfile.change(from: before, to: after)
             }
         }
 

@@ -41,6 +41,25 @@ struct ChromaProfile: Sendable {
         values.reserveCapacity(12 * (expectedHops / Self.hopsPerFrame + 1))
     }
 
+    /// How much the harmony changes from the profile `before` to the profile `after` (12 pitch
+    /// classes each): 1 − their correlation, 0 where either is flat.
+    static func change(from before: [Double], to after: [Double]) -> Double {
+        let meanAfter = after.reduce(0, +) / 12
+        let meanBefore = before.reduce(0, +) / 12
+        var dot = 0.0
+        var normAfter = 0.0
+        var normBefore = 0.0
+        for pc in 0..<12 {
+            let x = after[pc] - meanAfter
+            let y = before[pc] - meanBefore
+            dot += x * y
+            normAfter += x * x
+            normBefore += y * y
+        }
+        guard normAfter > 0, normBefore > 0 else { return 0 }
+        return 1 - dot / (normAfter * normBefore).squareRoot()
+    }
+
     /// Adds one hop's magnitudes.
     mutating func add(_ spectrum: UnsafeBufferPointer<Float>) {
         guard let base = spectrum.baseAddress, bins.upperBound <= spectrum.count else { return }

@@ -121,23 +121,8 @@ extension GridFitter {
             }
             return sums
         }
-        let changes = beats.map { beat -> Double in
-            let before = profile((beat - width)..<beat)
-            let after = profile(beat..<(beat + width))
-            let meanBefore = before.reduce(0, +) / 12
-            let meanAfter = after.reduce(0, +) / 12
-            var dot = 0.0
-            var normBefore = 0.0
-            var normAfter = 0.0
-            for pc in 0..<12 {
-                let x = before[pc] - meanBefore
-                let y = after[pc] - meanAfter
-                dot += x * y
-                normBefore += x * x
-                normAfter += y * y
-            }
-            guard normBefore > 0, normAfter > 0 else { return 0 }
-            return 1 - dot / (normBefore * normAfter).squareRoot()
+        let changes = beats.map { beat in
+            ChromaProfile.change(from: profile((beat - width)..<beat), to: profile(beat..<(beat + width)))
         }
         var best: (mean: Double, t: Double)?
         for phase in 0..<countedBarBeats {
