@@ -35,8 +35,14 @@ enum VirtualAudio {
         ]
     }
 
-    /// Reads raw little-endian float32 samples.
-    static func floats(in url: URL) throws -> [Float] {
+    /// Bytes of a capture read at most: 64 MiB, some three minutes of 48 kHz stereo float. A device that
+    /// is not paced takes a starved player's silence as fast as the CPU writes it, and one such capture
+    /// grew to 10 GB in a minute (session 93); read whole, it would take the machine's memory.
+    static let captureLimit = 64 << 20
+
+    /// Reads raw little-endian float32 samples; `nil` when the file holds more than `limit` bytes.
+    static func floats(in url: URL, limit: Int = captureLimit) throws -> [Float]? {
+        guard let size = try url.resourceValues(forKeys: [.fileSizeKey]).fileSize, size <= limit else { return nil }
         let data = try Data(contentsOf: url)
         return data.withUnsafeBytes { raw in
             (0..<(data.count / 4)).map {
