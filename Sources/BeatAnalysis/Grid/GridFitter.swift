@@ -70,7 +70,7 @@ public struct GridFitter: Sendable {
     func fit(
         _ envelope: OnsetEnvelope, duration: Double, trackerBeats: [Double]?, levels: [Float]?,
         lowLevels: [Float]?, blockLevels: CompactFloats?, blockDuration: Double, bandLevels: [UInt8]?,
-        sharedDrums: SharedDrumFrames?, chroma: CompactFloats? = nil
+        sharedDrums: SharedDrumFrames?, chroma: CompactFloats?
     ) throws(GridFitError)
         -> GridFit
     {
@@ -143,16 +143,17 @@ public struct GridFitter: Sendable {
                 }
                 // And a passage whose chord changes clearly count another number of beats than the
                 // tracker's gets that many, spread between the drums on either side (session 93).
-                let read = laid.segments.flatMap(\.beats)
-                if let chroma,
-                    let counted = Self.withDrums(
+                if let chroma {
+                    let read = laid.segments.flatMap(\.beats)
+                    if let counted = Self.withDrums(
                         sharedDrums, hop: hop,
                         {
                             Self.drumlessPassagesCountedByHarmony(
                                 read, drums: $0, chroma: chroma, hopDuration: hop)
                         })
-                {
-                    laid.segments = placement.aligned(followed(counted, duration: duration))
+                    {
+                        laid.segments = placement.aligned(followed(counted, duration: duration))
+                    }
                 }
             }
             // One grid whose snare falls on one beat in four, or on every point between its beats, at

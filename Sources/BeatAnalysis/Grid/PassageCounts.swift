@@ -59,17 +59,16 @@ extension GridFitter {
             let span = (end - start) / ((periodBefore + periodAfter) / 2)
             guard span >= Double(countedPassageBars * countedBarBeats) else { continue }
             let tracked = passage.count + 1
-            var best: (count: Int, mean: Double, t: Double)?
+            var best: (count: Int, bridge: [Double], mean: Double, t: Double)?
             for count in Set([tracked, Int(span.rounded(.down)), Int(span.rounded(.up))]).sorted() {
                 let bridge = Self.bridge(from: start, to: end, count: count, periods: (periodBefore, periodAfter))
                 guard let read = Self.barLineContrast(bridge, chroma: chroma, frameDuration: frameDuration),
                     best.map({ read.mean > $0.mean }) ?? true
                 else { continue }
-                best = (count, read.mean, read.t)
+                best = (count, bridge, read.mean, read.t)
             }
             guard let best, best.count != tracked, best.t >= DrumDetector.minimumT else { continue }
-            let bridge = Self.bridge(from: start, to: end, count: best.count, periods: (periodBefore, periodAfter))
-            replaced.append((passage, Array(bridge.dropFirst().dropLast())))
+            replaced.append((passage, Array(best.bridge.dropFirst().dropLast())))
         }
         guard !replaced.isEmpty else { return nil }
         var result: [Double] = []
