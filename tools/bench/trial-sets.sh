@@ -3,8 +3,10 @@
 #
 # Everything `tools/bench/trial` reads, built on a fresh machine in one command: the packages, the
 # peers' venv, the corpus (tools/corpus/build.py), the composed songs, Freedoom's songs, the tracker
-# modules, Frets on Fire, the game music, and the two train scratch sets of warped copies
-# (the even composed songs' and Freedoom's) under SCRATCH. Each step prints its start, end and exit
+# modules, Frets on Fire, the game music, the two train scratch sets of warped copies
+# (the even composed songs' and Freedoom's) and the composed songs warped through their MIDI tempo
+# maps (tools/corpus/make-tempo-warps.py: the even songs' a train scratch set, the odd songs' a
+# validation one) under SCRATCH. Each step prints its start, end and exit
 # status; the script stops at the first step that fails. Most steps skip what is already built
 # (the tracker modules are made again), so it can be run again after an interruption.
 #
@@ -13,10 +15,13 @@
 #                                                       # copies, as SCRATCH/fresh-FIRST{,-warped}
 #     tools/bench/trial-sets.sh --dry-run SCRATCH ...     # print the steps, run nothing
 #
-# About 1 h 55 min on a 2-core machine (the corpus 1 h, the composed songs 16 min, the warped copies
-# 19 min); the held-out set adds about 13 min. A trial then runs
-#     tools/bench/trial maps BIN DIR --also SCRATCH/warped-songs --also SCRATCH/warped-freedoom
-#     tools/bench/trial compare BASE NEW --scratch SCRATCH/warped-songs --scratch SCRATCH/warped-freedoom
+# About 2 h 20 min on a 2-core machine (the corpus 1 h, the composed songs 16 min, the warped copies
+# 19 min, the tempo-map copies 24 min); the held-out set adds about 13 min. A trial then runs
+#     tools/bench/trial maps BIN DIR --also SCRATCH/warped-songs --also SCRATCH/warped-freedoom \
+#         --also SCRATCH/tempo-warped-songs --also SCRATCH/tempo-warped-songs-v
+#     tools/bench/trial compare BASE NEW --scratch SCRATCH/warped-songs --scratch SCRATCH/warped-freedoom \
+#         --scratch SCRATCH/tempo-warped-songs
+# and, once a change has passed train, `--validation --scratch-validation SCRATCH/tempo-warped-songs-v`.
 # (tools/bench/README.md, `tools/bench/trial`).
 set -euo pipefail
 
@@ -71,6 +76,9 @@ step "$python" tools/learned/songs.py
 step python3 tools/corpus/make-freedoom.py
 step python3 tools/corpus/make-warped-songs.py tools/learned/out/songs "$scratch/warped-songs"
 step python3 tools/corpus/make-warped-songs.py corpus/freedoom "$scratch/warped-freedoom"
+step "$python" tools/corpus/make-tempo-warps.py tools/learned/out/songs "$scratch/tempo-warped-songs"
+step "$python" tools/corpus/make-tempo-warps.py tools/learned/out/songs "$scratch/tempo-warped-songs-v" \
+    --split validation
 step python3 tools/corpus/make-modules.py
 step python3 tools/corpus/make-fof.py
 step python3 tools/corpus/make-games.py
