@@ -25,7 +25,9 @@ Songs of even number are the composed bench's train half, odd ones its validatio
 
     tools/learned/out/venv/bin/python3 tools/corpus/make-tempo-warps.py tools/learned/out/songs /tmp/tempo-warps [--split all] [--count 40] [--jobs 2]
 
-Writes OUT/SONG-WARP.mid, .wav (44.1 kHz 16-bit), .beats and .downbeats. A file already there is
+Writes OUT/SONG-WARP.mid, .wav (44.1 kHz 16-bit), .beats and .downbeats, and OUT/index.json (songs.py's
+format, each copy with its source's style, tempo and meter and its split), so that
+`tools/bench/composed --songs OUT` scores the copies with aubiotrack and madmom. A file already there is
 kept unless --force; each WAV is written under a temporary name and renamed, so an interrupted run
 leaves no half-written file. Needs fluidsynth, mido and the soundfonts of songs.py.
 """
@@ -135,8 +137,8 @@ def font_path(name):
 
 
 def make(job):
-    """Render one warped copy and write its truth."""
-    song, folder, out, kind, force = job
+    """Render one warped copy and write its truth; its entry for OUT/index.json."""
+    song, folder, out, kind, force, split = job
     stem = f"{song['song']}-{kind}"
     wav = os.path.join(out, stem + ".wav")
     mid_path = os.path.join(out, stem + ".mid")
@@ -155,7 +157,9 @@ def make(job):
     end = cl.wav_duration(wav)
     cl.write_times(os.path.join(out, stem + ".beats"), [t for t in truth["beats"] if t < end])
     cl.write_times(os.path.join(out, stem + ".downbeats"), [t for t in truth["downbeats"] if t < end])
-    return stem
+    return dict(path=stem + ".wav", beats=stem + ".beats", downbeats=stem + ".downbeats", song=stem,
+                source=song["song"], warp=kind, style=song["style"], font=song["font"], bpm=song["bpm"],
+                meter=song["meter"], seconds=round(end, 3), split=split)
 
 
 def main():
@@ -184,10 +188,25 @@ def main():
     if args.count is not None:
         wanted = wanted[:args.count]
     os.makedirs(args.out, exist_ok=True)
-    jobs = [(song, args.folder, args.out, kind, args.force) for song in wanted for kind in cl.WARPS]
+    def split_of(song):
+        return "train" if int(song["song"].rsplit("-", 1)[-1]) % 2 == 0 else "validation"
+
+    jobs = [(song, args.folder, args.out, kind, args.force, split_of(song)) for song in wanted for kind in cl.WARPS]
+    # OUT/index.json lists every copy there, in songs.py's format with each copy's split, so
+    # tools/bench/composed --songs OUT scores them with the peers.
+    index_path = os.path.join(args.out, "index.json")
+    entries = {}
+    if os.path.exists(index_path):
+        try:
+            with open(index_path) as fh:
+                entries = {entry["song"]: entry for entry in json.load(fh)["songs"]}
+        except (OSError, ValueError, KeyError) as error:
+            raise SystemExit(f"make-tempo-warps: {index_path}: not a readable index ({error})")
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for done, stem in enumerate(pool.map(make, jobs), 1):
-            cl.log(f"tempo warps [{done}/{len(jobs)}] {stem}")
+        for done, entry in enumerate(pool.map(make, jobs), 1):
+            entries[entry["song"]] = entry
+            cl.log(f"tempo warps [{done}/{len(jobs)}] {entry['song']}")
+    cl.write_text(index_path, json.dumps({"songs": [entries[k] for k in sorted(entries)]}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
