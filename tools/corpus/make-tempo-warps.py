@@ -51,9 +51,16 @@ try:
 except ImportError:
     raise SystemExit("make-tempo-warps: needs mido (tools/learned/out/venv/bin/python3 has it)")
 
-_spec = importlib.util.spec_from_file_location("make_midi", os.path.join(HERE, "make-midi.py"))
-mm = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(mm)
+
+def _script(name, file):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+mm = _script("make_midi", "make-midi.py")  # its renderer and its MIDI truth
+mws = _script("make_warped_songs", "make-warped-songs.py")  # its reading of a song index by split
 
 FONT_FOLDERS = ("/usr/share/sounds/sf3", "/usr/share/sounds/sf2")
 
@@ -172,24 +179,14 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args()
-    index = os.path.join(args.folder, "index.json")
-    try:
-        with open(index) as fh:
-            songs = json.load(fh)["songs"]
-    except (OSError, ValueError, KeyError) as error:
-        raise SystemExit(f"make-tempo-warps: {index}: not a readable song index ({error})")
-    wanted = []
-    for song in sorted(songs, key=lambda s: s["song"]):
-        number = int(song["song"].rsplit("-", 1)[-1])
-        split = "train" if number % 2 == 0 else "validation"
-        if args.split in (split, "all") and os.path.exists(os.path.join(args.folder, song["song"] + ".mid")):
-            wanted.append(song)
+    wanted = [song for song in mws.split_songs(args.folder, args.split)
+              if os.path.exists(os.path.join(args.folder, song["song"] + ".mid"))]
     wanted = wanted[args.first:]
     if args.count is not None:
         wanted = wanted[:args.count]
     os.makedirs(args.out, exist_ok=True)
     def split_of(song):
-        return "train" if int(song["song"].rsplit("-", 1)[-1]) % 2 == 0 else "validation"
+        return song.get("split") or ("train" if int(song["song"].rsplit("-", 1)[-1]) % 2 == 0 else "validation")
 
     jobs = [(song, args.folder, args.out, kind, args.force, split_of(song)) for song in wanted for kind in cl.WARPS]
     # OUT/index.json lists every copy there, in songs.py's format with each copy's split, so
