@@ -150,8 +150,11 @@ def make(job):
     wav = os.path.join(out, stem + ".wav")
     mid_path = os.path.join(out, stem + ".mid")
     source = mido.MidiFile(os.path.join(folder, song["song"] + ".mid"))
+    # The warped MIDI file is written every time (it is cheap and the same every time), so the truth
+    # below is always read from the file the WAV was rendered from.
+    warped_midi(source, kind, song["seconds"]).save(mid_path + ".tmp")
+    os.replace(mid_path + ".tmp", mid_path)
     if force or not os.path.exists(wav):
-        warped_midi(source, kind, song["seconds"]).save(mid_path)
         with tempfile.NamedTemporaryFile(dir=out, suffix=".wav", delete=False) as handle:
             partial = handle.name
         try:
@@ -185,6 +188,7 @@ def main():
     if args.count is not None:
         wanted = wanted[:args.count]
     os.makedirs(args.out, exist_ok=True)
+
     def split_of(song):
         return song.get("split") or ("train" if int(song["song"].rsplit("-", 1)[-1]) % 2 == 0 else "validation")
 
