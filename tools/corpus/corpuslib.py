@@ -260,6 +260,15 @@ def absolute_messages(mid):
             yield tick, msg
 
 
+def tempo_events(mid):
+    """The tempo events [(tick, microseconds per quarter)] of a mido.MidiFile `mid`, sorted, with the
+    MIDI default of 120 BPM at tick 0 when the file sets no tempo there."""
+    events = sorted((tick, msg.tempo) for tick, msg in absolute_messages(mid) if msg.type == "set_tempo")
+    if not events or events[0][0] > 0:
+        events.insert(0, (0, 500000))
+    return events
+
+
 def fluid_event_frames(ppq, tempos, ticks, rate=RATE):
     """The frame at which fluidsynth's MIDI file player (sample timer, as in `fluidsynth -F`) starts an
     event at each of `ticks`, given the file's PPQ and tempo map [(tick, microseconds per quarter)].

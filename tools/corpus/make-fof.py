@@ -71,10 +71,7 @@ def chart_beats(path, end):
     """The quarter notes of `path`'s tempo map, in seconds from 0, up to `end` seconds."""
     mid = mido.MidiFile(path)
     ppq = mid.ticks_per_beat
-    tempos = sorted((tick, msg.tempo) for tick, msg in cl.absolute_messages(mid) if msg.type == 'set_tempo')
-    tempos = tempos or [(0, 500000)]
-    if tempos[0][0] > 0:
-        tempos.insert(0, (0, 500000))
+    tempos = cl.tempo_events(mid)
     beats, tick, seconds, index = [], 0, 0.0, 0
     while seconds <= end:
         beats.append(seconds)

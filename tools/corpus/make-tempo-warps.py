@@ -65,15 +65,6 @@ mws = _script("make_warped_songs", "make-warped-songs.py")  # its reading of a s
 FONT_FOLDERS = ("/usr/share/sounds/sf3", "/usr/share/sounds/sf2")
 
 
-def tempo_map(mid):
-    """The source's tempo events [(tick, microseconds per quarter)], sorted, with 120 BPM at tick 0
-    when the file sets no tempo there."""
-    events = sorted((tick, msg.tempo) for tick, msg in cl.absolute_messages(mid) if msg.type == "set_tempo")
-    if not events or events[0][0] > 0:
-        events.insert(0, (0, 500000))
-    return events
-
-
 def seconds_at(events, ppq, ticks):
     """The source's time in seconds at each of `ticks` under its tempo map (the nominal times, not the
     player's rounding: they only place the warp's factor)."""
@@ -99,7 +90,7 @@ def warp_factor(kind, seconds, duration, step_at):
 def warped_midi(mid, kind, duration):
     """A copy of `mid` whose tempo map is warped by `kind` (a song of `duration` seconds)."""
     ppq = mid.ticks_per_beat
-    events = tempo_map(mid)
+    events = cl.tempo_events(mid)
     last = max(tick for tick, _ in cl.absolute_messages(mid))
     step = max(1, ppq // 2)
     grid = sorted(set(range(0, last + step, step)) | {t for t, _ in events})
