@@ -394,6 +394,20 @@ def ensure_python_packages(*names):
 # ---------------------------------------------------------------- time warps (rubberband key-frame maps)
 
 WARPS = ("drift", "ramp", "step")
+STEP_FACTOR = 1.09
+
+
+def warp_factor(kind, at, seconds, step_at=None):
+    """The tempo factor of warp `kind` at the source's times `at` (seconds, a number or an array) of a
+    `seconds`-long source: drift 1 + 0.03 sin(2 pi s / 30 s), ramp 1 + 0.08 s / `seconds`, step 1 before
+    `step_at` (default: halfway) and STEP_FACTOR from it."""
+    if kind == "drift":
+        return 1 + 0.03 * np.sin(2 * np.pi * at / 30.0)
+    if kind == "ramp":
+        return 1 + 0.08 * at / seconds
+    if kind == "step":
+        return np.where(at >= (seconds / 2 if step_at is None else step_at), STEP_FACTOR, 1.0)
+    raise ValueError(kind)
 
 
 def warp_keyframes(kind, seconds, step_at=None):
@@ -405,17 +419,13 @@ def warp_keyframes(kind, seconds, step_at=None):
     (every 1 ms near nothing: between them rubberband stretches linearly, and so does map_times)."""
     if kind == "step":
         at = seconds / 2 if step_at is None else step_at
-        return [(0.0, 0.0), (at, at), (seconds, at + (seconds - at) / 1.09)]
-    if kind == "drift":
-        factor = lambda s: 1 + 0.03 * np.sin(2 * np.pi * s / 30.0)
-    elif kind == "ramp":
-        factor = lambda s: 1 + 0.08 * s / seconds
-    else:
+        return [(0.0, 0.0), (at, at), (seconds, at + (seconds - at) / STEP_FACTOR)]
+    if kind not in WARPS:
         raise ValueError(kind)
     src = np.arange(0.0, seconds, 0.25)
     src = np.append(src, seconds)
     fine = np.linspace(0.0, seconds, int(seconds * 1000) + 1)
-    inv = 1.0 / factor(fine)
+    inv = 1.0 / warp_factor(kind, fine, seconds)
     dst_fine = np.concatenate([[0.0], np.cumsum((inv[1:] + inv[:-1]) / 2 * np.diff(fine))])
     dst = np.interp(src, fine, dst_fine)
     return list(zip(src.tolist(), dst.tolist()))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Tempo-warped copies of composed MIDI songs, played by the synthesizer itself: the three warps of
-make-warped-songs.py (corpuslib.warp_keyframes: drift, tempo x (1 + 0.03 sin(2 pi s / 30 s)); ramp,
+make-warped-songs.py (corpuslib.warp_factor: drift, tempo x (1 + 0.03 sin(2 pi s / 30 s)); ramp,
 +8 % over the song; step, +9 % from the beat nearest the middle) written into each song's MIDI tempo
 map and rendered by fluidsynth, instead of stretching the rendered audio with rubberband.
 
@@ -60,7 +60,7 @@ def _script(name, file):
 
 
 mm = _script("make_midi", "make-midi.py")  # its renderer and its MIDI truth
-mws = _script("make_warped_songs", "make-warped-songs.py")  # its reading of a song index by split
+mws = _script("make_warped_songs", "make-warped-songs.py")  # its reading of a song index and split
 
 FONT_FOLDERS = ("/usr/share/sounds/sf3", "/usr/share/sounds/sf2")
 
@@ -74,17 +74,6 @@ def seconds_at(events, ppq, ticks):
     offsets = np.concatenate([[0.0], np.cumsum(np.diff(starts) * rates[:-1])])
     index = np.searchsorted(starts, ticks, side="right") - 1
     return offsets[index] + (ticks - starts[index]) * rates[index]
-
-
-def warp_factor(kind, seconds, duration, step_at):
-    """The warp's tempo factor at the source's `seconds`, as corpuslib.warp_keyframes defines it."""
-    if kind == "drift":
-        return 1 + 0.03 * np.sin(2 * np.pi * seconds / 30.0)
-    if kind == "ramp":
-        return 1 + 0.08 * seconds / duration
-    if kind == "step":
-        return np.where(seconds >= step_at, 1.09, 1.0)
-    raise ValueError(kind)
 
 
 def warped_midi(mid, kind, duration):
@@ -103,7 +92,7 @@ def warped_midi(mid, kind, duration):
         beat_seconds = seconds_at(events, ppq, np.arange(0, last + ppq, ppq))
         step_at = float(beat_seconds[np.argmin(np.abs(beat_seconds - duration / 2))]) - 1e-9
         places = seconds_at(events, ppq, grid)
-    factors = warp_factor(kind, places, duration, step_at)
+    factors = cl.warp_factor(kind, places, duration, step_at)
     starts = np.array([t for t, _ in events])
     source_us = [events[int(np.searchsorted(starts, tick, side="right")) - 1][1] for tick in grid]
     conductor = mido.MidiTrack()
@@ -180,10 +169,8 @@ def main():
         wanted = wanted[:args.count]
     os.makedirs(args.out, exist_ok=True)
 
-    def split_of(song):
-        return song.get("split") or ("train" if int(song["song"].rsplit("-", 1)[-1]) % 2 == 0 else "validation")
-
-    jobs = [(song, args.folder, args.out, kind, args.force, split_of(song)) for song in wanted for kind in cl.WARPS]
+    jobs = [(song, args.folder, args.out, kind, args.force, mws.song_split(song))
+            for song in wanted for kind in cl.WARPS]
     # OUT/index.json lists every copy there, in songs.py's format with each copy's split, so
     # tools/bench/composed --songs OUT scores them with the peers.
     index_path = os.path.join(args.out, "index.json")
