@@ -32,7 +32,9 @@ Bars/BackBeat.swift, docs/bars.md "A downbeat is not the back-beat"): for each m
 weaker snare of its bars' beats 1 and 3 less the stronger of 2 and 4, as a paired t over the bars,
 against where the truth's downbeats fall on the map's own beats (the offset, in beats, of the map's
 bar lines; odd is a beat out). Read this way on the maps written before the rule (session 39's), it
-gave the figures docs/bars.md reports.
+gave the figures docs/bars.md reports. `--bars --high-band` reads the high band's rise at each beat
+(cymbals.py's `hirise`: a snare's or a clap's burst above 5 kHz) in place of the learned snare
+(session 96, docs/bars-log.md); the detector's model is then not needed.
 """
 
 import argparse
@@ -122,8 +124,12 @@ def measure_bars(model, set_name, audio, map_path, truth_path, downbeats_path, b
     if len(offsets) < 8:
         return None
     offset = max(set(offsets), key=offsets.count)
-    _, snare = drums.corpus_activation(model, set_name, audio)
-    values = at(snare, np.asarray(beats))
+    if model is None:   # --high-band: the high band's rise at each beat (cymbals.py) for the snare
+        import cymbals
+        values = cymbals.columns_at(os.path.join(drums.cl.CORPUS, audio), np.asarray(beats, dtype=float))['hirise']
+    else:
+        _, snare = drums.corpus_activation(model, set_name, audio)
+        values = at(snare, np.asarray(beats))
     differences = []
     start = flags.index(True)
     while start + 3 < len(beats) and beats[start + 3] < SPAN:
@@ -173,6 +179,9 @@ def main():
     s.add_argument('--split', default='train')
     for p in (c, s):
         p.add_argument('--bars', action='store_true', help="the back-beat on the maps' bars (see above)")
+        p.add_argument('--high-band', action='store_true',
+                       help="with --bars: the high band's rise at each beat (cymbals.py's `hirise`, a snare's "
+                            "or a clap's burst above 5 kHz) in place of the learned snare (session 96)")
     args = parser.parse_args()
     bench = bars_bench() if args.bars else None
 
@@ -181,8 +190,10 @@ def main():
             return measure_bars(model, set_name, audio, map_path, truth_path, downbeats_path, bench)
         return measure(model, set_name, audio, map_path, truth_path)
     set_name = 'gmmodules'
-    with open(os.path.join(drums.set_dir(set_name), 'model.pkl'), 'rb') as fh:
-        model = pickle.load(fh)
+    model = None
+    if not (args.bars and args.high_band):
+        with open(os.path.join(drums.set_dir(set_name), 'model.pkl'), 'rb') as fh:
+            model = pickle.load(fh)
     rows = []
     if args.command == 'corpus':
         parts = set(args.parts.split(','))
@@ -202,7 +213,9 @@ def main():
         folder = os.path.abspath(args.folder)
         below = os.path.relpath(folder, drums.cl.CORPUS)
         for song in json.load(open(os.path.join(folder, 'index.json')))['songs']:
-            if song['split'] != args.split:
+            # tools/learned/songs.py's index has no split: its even songs are train, as tools/bench/composed reads them.
+            split = song.get('split') or ('train' if int(song['song'].split('-')[-1]) % 2 == 0 else 'validation')
+            if split != args.split:
                 continue
             stem = song['path'][:-len('.wav')]
             map_path = os.path.join(args.maps, stem + '.beatmap.json')

@@ -134,7 +134,10 @@ def features(args):
     print(f'{len(done)} songs read into {OUT}')
 
 
-def compare(args):
+def compare_columns(folder, sets, penalty):
+    """`bars.py fit`'s table (out of fold in the pool, the whole pool's fit on the odd composed songs)
+    for each (template columns, likelihood columns) of `sets`, the columns cached per song under
+    `folder` (as `features` writes them here) joined to `bars.py features`' own. Train groups only."""
     groups = bars.POOL + ('composed-odd',)
     load = json.load
 
@@ -142,24 +145,31 @@ def compare(args):
         table = load(fh)
         name = getattr(fh, 'name', '')
         if name.startswith(bars.OUT) and 'features' in table:
-            extra = os.path.join(OUT, os.path.relpath(name, bars.OUT))
+            extra = os.path.join(folder, os.path.relpath(name, bars.OUT))
             table['features'] = {**table['features'], **load(open(extra))} if os.path.exists(extra) else {}
         return table
     json.load = with_columns
-    hand_read = bars.hand_read
-    for template, likelihoods in SETS:
-        names, kept = template.split(','), likelihoods.split(',')
-        bars.NAMES = names
-        bars.hand_read = lambda values: hand_read({k: v for k, v in values.items() if k in kept})
-        rows = [r for r in bars.songs(groups) if len(r['means']) == len(names)]
-        pool = [r for r in rows if r['group'] in bars.POOL]
-        fold = {s: i % bars.FOLDS for i, s in enumerate(sorted({r['song'] for r in pool}))}
-        models = [bars.fit_weights([r for r in pool if fold[r['song']] != k], args.penalty)
-                  for k in range(bars.FOLDS)]
-        whole = bars.fit_weights(pool, args.penalty)
-        print(f'\ntemplate {template}; likelihoods {likelihoods}; penalty {args.penalty:g}')
-        bars.table(rows, lambda r: bars.choose(r, models[fold[r['song']]] if r['song'] in fold else whole),
-                   groups)
+    hand_read, names_before = bars.hand_read, bars.NAMES
+    try:
+        for template, likelihoods in sets:
+            names, kept = template.split(','), likelihoods.split(',')
+            bars.NAMES = names
+            bars.hand_read = lambda values: hand_read({k: v for k, v in values.items() if k in kept})
+            rows = [r for r in bars.songs(groups) if len(r['means']) == len(names)]
+            pool = [r for r in rows if r['group'] in bars.POOL]
+            fold = {s: i % bars.FOLDS for i, s in enumerate(sorted({r['song'] for r in pool}))}
+            models = [bars.fit_weights([r for r in pool if fold[r['song']] != k], penalty)
+                      for k in range(bars.FOLDS)]
+            whole = bars.fit_weights(pool, penalty)
+            print(f'\ntemplate {template}; likelihoods {likelihoods}; penalty {penalty:g}')
+            bars.table(rows, lambda r: bars.choose(r, models[fold[r['song']]] if r['song'] in fold else whole),
+                       groups)
+    finally:
+        json.load, bars.hand_read, bars.NAMES = load, hand_read, names_before
+
+
+def compare(args):
+    compare_columns(OUT, SETS, args.penalty)
 
 
 def main():
