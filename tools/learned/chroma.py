@@ -29,6 +29,7 @@ import json
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 
 import numpy as np
 from scipy.signal import resample_poly
@@ -105,33 +106,51 @@ def standardised(values, floor=0.02):
     return np.clip((values - values.mean()) / deviation, -4, 4) if deviation > 1e-9 else values * 0
 
 
-def compute(track):
+def mono(audio, dtype=np.float32):
+    """The WAV file `audio` mixed to mono at RATE (scipy's polyphase resampler)."""
+    rate, signal = cl.read_wav(audio)
+    signal = signal.mean(1).astype(dtype)
+    return signal if rate == RATE else resample_poly(signal, RATE, rate).astype(dtype)
+
+
+def columns(audio, beats):
+    """This script's four columns (unstandardised) at `beats` in the WAV file `audio`."""
+    signal = mono(audio)
+    treble = per_beat(*profile(signal, 4096, 150, 2500), beats)
+    bass = per_beat(*profile(signal, 8192, 50, 200), beats)
+    return {'fine1': change(treble, 1), 'fine2': change(treble, 2),
+            'bass1': change(bass, 1), 'bass2': change(bass, 2)}
+
+
+def cache_track(track, folder, columns_of, floor):
+    """`columns_of(audio, beats)` at the beats `bars.py features` read for `track`, standardised with
+    `floor`, written to `folder` (the track's key + .json); the key, or None where there was nothing to
+    do (already there, or no usable beats)."""
     key, audio = track[0], track[1]
-    out = os.path.join(OUT, key + '.json')
+    out = os.path.join(folder, key + '.json')
     if os.path.exists(out) or not os.path.exists(bars.cache_path(key)):
         return None
     beats = np.array(json.load(open(bars.cache_path(key)))['beats'])
     if len(beats) < 2 * bars.METER:
         return None
-    rate, signal = cl.read_wav(audio)
-    signal = signal.mean(1).astype(np.float32)
-    if rate != RATE:
-        signal = resample_poly(signal, RATE, rate).astype(np.float32)
-    treble = per_beat(*profile(signal, 4096, 150, 2500), beats)
-    bass = per_beat(*profile(signal, 8192, 50, 200), beats)
-    columns = {'fine1': change(treble, 1), 'fine2': change(treble, 2),
-               'bass1': change(bass, 1), 'bass2': change(bass, 2)}
+    values = columns_of(audio, beats)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out + '.tmp', 'w') as fh:
-        json.dump({name: standardised(v).tolist() for name, v in columns.items()}, fh)
+        json.dump({name: standardised(v, floor).tolist() for name, v in values.items()}, fh)
     os.replace(out + '.tmp', out)
     return key
 
 
+def cache_columns(folder, columns_of, floor, jobs):
+    """`cache_track` for every song `bars.py features` has read, `jobs` at a time."""
+    with ProcessPoolExecutor(jobs) as pool:
+        task = partial(cache_track, folder=folder, columns_of=columns_of, floor=floor)
+        done = [k for k in pool.map(task, bars.tracks()) if k]
+    print(f'{len(done)} songs read into {folder}')
+
+
 def features(args):
-    with ProcessPoolExecutor(args.jobs) as pool:
-        done = [k for k in pool.map(compute, bars.tracks()) if k]
-    print(f'{len(done)} songs read into {OUT}')
+    cache_columns(OUT, columns, 0.02, args.jobs)
 
 
 def compare_columns(folder, sets, penalty):
@@ -172,15 +191,21 @@ def compare(args):
     compare_columns(OUT, SETS, args.penalty)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def command_line(doc, features, compare, **more):
+    """Runs the command the arguments name: `features [--jobs N]`, `compare [--penalty P]`, or one of
+    `more` (name → function, no options); each is called with the parsed arguments."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest='command', required=True)
-    f = sub.add_parser('features')
-    f.add_argument('--jobs', type=int, default=2)
-    c = sub.add_parser('compare')
-    c.add_argument('--penalty', type=float, default=10.0)
+    sub.add_parser('features').add_argument('--jobs', type=int, default=2)
+    sub.add_parser('compare').add_argument('--penalty', type=float, default=10.0)
+    for name in more:
+        sub.add_parser(name)
     args = parser.parse_args()
-    {'features': features, 'compare': compare}[args.command](args)
+    {'features': features, 'compare': compare, **more}[args.command](args)
+
+
+def main():
+    command_line(__doc__, features, compare)
 
 
 if __name__ == '__main__':

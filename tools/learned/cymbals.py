@@ -27,21 +27,19 @@ before any Swift is written, whether the high band at each beat would choose bet
   tools/learned/out/venv/bin/python3 tools/learned/cymbals.py compare [--penalty 10]
   tools/learned/out/venv/bin/python3 tools/learned/cymbals.py onsets
 """
-import argparse
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from scipy.signal import butter, resample_poly, sosfilt
+from scipy.signal import butter, sosfilt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bars  # noqa: E402
 import chroma  # noqa: E402
 
 OUT = os.path.join(bars.ROOT, 'tools', 'learned', 'out', 'cymbals')
-RATE = 22050
+RATE = chroma.RATE
 HOP = 256
 CUTOFF = 5000.0
 BASE = 'kick,bass,harmony1,harmony2'
@@ -74,11 +72,7 @@ def span_mean(times, values, starts, ends):
 
 def columns_at(audio, beats):
     """The raw (unstandardised) `hirise` and `hitail` of `beats` (seconds) in the WAV file `audio`."""
-    rate, signal = chroma.cl.read_wav(audio)
-    signal = signal.mean(1)
-    if rate != RATE:
-        signal = resample_poly(signal, RATE, rate)
-    times, values = levels(signal)
+    times, values = levels(chroma.mono(audio, np.float64))
     period = np.diff(beats)
     period = np.append(period, np.median(period))
     after = span_mean(times, values, beats + 0.1 * period, beats + 0.6 * period)
@@ -87,26 +81,8 @@ def columns_at(audio, beats):
     return {'hirise': after - before, 'hitail': tail}
 
 
-def compute(track):
-    key, audio = track[0], track[1]
-    out = os.path.join(OUT, key + '.json')
-    if os.path.exists(out) or not os.path.exists(bars.cache_path(key)):
-        return None
-    beats = np.array(json.load(open(bars.cache_path(key)))['beats'])
-    if len(beats) < 2 * bars.METER:
-        return None
-    columns = columns_at(audio, beats)
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out + '.tmp', 'w') as fh:
-        json.dump({name: chroma.standardised(v, floor=0.1).tolist() for name, v in columns.items()}, fh)
-    os.replace(out + '.tmp', out)
-    return key
-
-
 def features(args):
-    with ProcessPoolExecutor(args.jobs) as pool:
-        done = [k for k in pool.map(compute, bars.tracks()) if k]
-    print(f'{len(done)} songs read into {OUT}')
+    chroma.cache_columns(OUT, columns_at, 0.1, args.jobs)
 
 
 def compare(args):
@@ -139,15 +115,7 @@ def onsets(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest='command', required=True)
-    f = sub.add_parser('features')
-    f.add_argument('--jobs', type=int, default=2)
-    c = sub.add_parser('compare')
-    c.add_argument('--penalty', type=float, default=10.0)
-    sub.add_parser('onsets')
-    args = parser.parse_args()
-    {'features': features, 'compare': compare, 'onsets': onsets}[args.command](args)
+    chroma.command_line(__doc__, features, compare, onsets=onsets)
 
 
 if __name__ == '__main__':

@@ -25,14 +25,11 @@ in harmony, would choose better bar phases:
   tools/learned/out/venv/bin/python3 tools/learned/sections.py compare [--penalty 10]
   tools/learned/out/venv/bin/python3 tools/learned/sections.py onsets
 """
-import argparse
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from scipy.signal import resample_poly
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bars  # noqa: E402
@@ -40,7 +37,7 @@ import chroma  # noqa: E402
 import cymbals  # noqa: E402
 
 OUT = os.path.join(bars.ROOT, 'tools', 'learned', 'out', 'sections')
-RATE, SIZE, HOP = 22050, 2048, 512
+RATE, SIZE, HOP = chroma.RATE, 2048, 512
 BASE = cymbals.BASE
 SETS = [(BASE, BASE), (BASE + ',timbre4', BASE), (BASE + ',timbre8', BASE), (BASE + ',harmony8', BASE),
         (BASE + ',timbre4,timbre8,harmony8', BASE)]
@@ -79,33 +76,16 @@ def distance(spans, width):
     return result
 
 
-def compute(track):
-    key, audio = track[0], track[1]
-    out = os.path.join(OUT, key + '.json')
-    if os.path.exists(out) or not os.path.exists(bars.cache_path(key)):
-        return None
-    beats = np.array(json.load(open(bars.cache_path(key)))['beats'])
-    if len(beats) < 2 * bars.METER:
-        return None
-    rate, signal = chroma.cl.read_wav(audio)
-    signal = signal.mean(1).astype(np.float32)
-    if rate != RATE:
-        signal = resample_poly(signal, RATE, rate).astype(np.float32)
+def columns(audio, beats):
+    """This script's three columns (unstandardised) at `beats` in the WAV file `audio`."""
+    signal = chroma.mono(audio)
     timbre = per_beat(*bands(signal), beats)
     harmony = chroma.per_beat(*chroma.profile(signal, 4096, 150, 2500), beats)
-    columns = {'timbre4': distance(timbre, 4), 'timbre8': distance(timbre, 8),
-               'harmony8': chroma.change(harmony, 8)}
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out + '.tmp', 'w') as fh:
-        json.dump({name: chroma.standardised(v, floor=0.05).tolist() for name, v in columns.items()}, fh)
-    os.replace(out + '.tmp', out)
-    return key
+    return {'timbre4': distance(timbre, 4), 'timbre8': distance(timbre, 8), 'harmony8': chroma.change(harmony, 8)}
 
 
 def features(args):
-    with ProcessPoolExecutor(args.jobs) as pool:
-        done = [k for k in pool.map(compute, bars.tracks()) if k]
-    print(f'{len(done)} songs read into {OUT}')
+    chroma.cache_columns(OUT, columns, 0.05, args.jobs)
 
 
 def compare(args):
@@ -119,15 +99,7 @@ def onsets(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest='command', required=True)
-    f = sub.add_parser('features')
-    f.add_argument('--jobs', type=int, default=2)
-    c = sub.add_parser('compare')
-    c.add_argument('--penalty', type=float, default=10.0)
-    sub.add_parser('onsets')
-    args = parser.parse_args()
-    {'features': features, 'compare': compare, 'onsets': onsets}[args.command](args)
+    chroma.command_line(__doc__, features, compare, onsets=onsets)
 
 
 if __name__ == '__main__':
