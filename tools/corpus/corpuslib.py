@@ -391,6 +391,17 @@ def ensure_python_packages(*names):
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
 
 
+def song_split(song):
+    """A song index entry's split (an index.json `songs` entry: Freedoom's, the modules', songs.py's):
+    its own, else by its number (songs.py's songs have none: even train, odd validation, as
+    tools/bench/composed reads them)."""
+    split = song.get("split")
+    if split is None:
+        digits = song["song"][-4:]
+        split = "train" if digits.isdigit() and int(digits) % 2 == 0 else "validation"
+    return split
+
+
 # ---------------------------------------------------------------- time warps (rubberband key-frame maps)
 
 WARPS = ("drift", "ramp", "step")

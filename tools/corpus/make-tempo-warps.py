@@ -60,7 +60,7 @@ def _script(name, file):
 
 
 mm = _script("make_midi", "make-midi.py")  # its renderer and its MIDI truth
-mws = _script("make_warped_songs", "make-warped-songs.py")  # its reading of a song index and split
+mws = _script("make_warped_songs", "make-warped-songs.py")  # its reading of a song index
 
 FONT_FOLDERS = ("/usr/share/sounds/sf3", "/usr/share/sounds/sf2")
 
@@ -169,7 +169,7 @@ def main():
         wanted = wanted[:args.count]
     os.makedirs(args.out, exist_ok=True)
 
-    jobs = [(song, args.folder, args.out, kind, args.force, mws.song_split(song))
+    jobs = [(song, args.folder, args.out, kind, args.force, cl.song_split(song))
             for song in wanted for kind in cl.WARPS]
     # OUT/index.json lists every copy there, in songs.py's format with each copy's split, so
     # tools/bench/composed --songs OUT scores them with the peers.

@@ -36,15 +36,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpuslib as cl  # noqa: E402
 
 
-def song_split(song):
-    """A song index entry's split: its own, else by its number (even train, odd validation)."""
-    split = song.get("split")
-    if split is None:
-        digits = song["song"][-4:]
-        split = "train" if digits.isdigit() and int(digits) % 2 == 0 else "validation"
-    return split
-
-
 def split_songs(folder, wanted="train"):
     """The index entries of `folder`'s songs of the split `wanted` that have a beat truth."""
     path = os.path.join(folder, "index.json")
@@ -55,7 +46,7 @@ def split_songs(folder, wanted="train"):
         raise SystemExit(f"make-warped-songs: {path}: not a readable song index ({error})")
     result = []
     for song in songs:
-        if wanted in (song_split(song), "all") and song.get("beats"):
+        if wanted in (cl.song_split(song), "all") and song.get("beats"):
             result.append(song)
     return sorted(result, key=lambda s: s["song"])
 

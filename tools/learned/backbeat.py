@@ -213,9 +213,7 @@ def main():
         folder = os.path.abspath(args.folder)
         below = os.path.relpath(folder, drums.cl.CORPUS)
         for song in json.load(open(os.path.join(folder, 'index.json')))['songs']:
-            # tools/learned/songs.py's index has no split: its even songs are train, as tools/bench/composed reads them.
-            split = song.get('split') or ('train' if int(song['song'].split('-')[-1]) % 2 == 0 else 'validation')
-            if split != args.split:
+            if drums.cl.song_split(song) != args.split:
                 continue
             stem = song['path'][:-len('.wav')]
             map_path = os.path.join(args.maps, stem + '.beatmap.json')
