@@ -27,12 +27,16 @@ A song counts where 80 % of its map's beats are within 70 ms of a truth beat and
 4; its true phase is the one that puts the most of the map's beats on truth downbeats.
 
   tools/learned/out/venv/bin/python3 tools/learned/bars.py features --beatmap .build/release/beatmap
-  tools/learned/out/venv/bin/python3 tools/learned/bars.py fit [--penalty 10] [--pool wider] [--balance] [--export]
+  tools/learned/out/venv/bin/python3 tools/learned/bars.py fit [--penalty 10] [--pool wider] [--balance] [--first-beat] [--export]
 
 Session 66: `fit` also reads the corpus's rewarped copies, the tracker modules and Frets on Fire
 (their train songs) and prints every train group's phase accuracy, out of fold for the groups it
 fits; `--pool wider` fits them too, `--balance` weighs each source's songs alike. A corpus copy now
 shares its source song's fold (before, the copies' song key differed from their source's).
+
+Session 97: `fit --first-beat` adds a 17th weight, on an indicator that is 1 for the phase that puts the
+map's first beat on a downbeat (songs mostly start on one), fitted with the 16 (trial FT: built, failed
+on train, docs/bars-log.md; not exported, the analyzer does not read it).
 """
 import argparse
 import json
@@ -153,9 +157,12 @@ def means(values):
                       for k in range(METER)] for name in NAMES])
 
 
-def phase_rows(table):
-    """The 16 means as seen from each phase p: row p holds the means at positions p, p + 1, …"""
-    return np.stack([np.roll(table, -p, axis=1).ravel() for p in range(METER)])
+def phase_rows(table, first=False):
+    """The 16 means as seen from each phase p: row p holds the means at positions p, p + 1, …; with
+    `first`, a 17th column that is 1 for phase 0, the phase that puts the map's first beat on a
+    downbeat (session 97)."""
+    rows = np.stack([np.roll(table, -p, axis=1).ravel() for p in range(METER)])
+    return np.hstack([rows, (np.arange(METER) == 0).astype(float)[:, None]]) if first else rows
 
 
 def hand_read(values):
@@ -192,8 +199,9 @@ def group_weights(rows, balance):
     return [len(rows) / (len(sizes) * sizes[r['group']]) for r in rows]
 
 
-def fit_weights(rows, penalty, balance=False):
-    data = [(phase_rows(r['means']), r['phase'], weight) for r, weight in zip(rows, group_weights(rows, balance))]
+def fit_weights(rows, penalty, balance=False, first=False):
+    data = [(phase_rows(r['means'], first), r['phase'], weight)
+            for r, weight in zip(rows, group_weights(rows, balance))]
 
     def objective(w):
         loss, grad = penalty * (w @ w), 2 * penalty * w
@@ -204,12 +212,13 @@ def fit_weights(rows, penalty, balance=False):
             loss -= weight * np.log(p[truth] + 1e-300)
             grad -= weight * (x[truth] - p @ x)
         return loss, grad
-    return minimize(objective, np.zeros(len(NAMES) * METER), jac=True, method='L-BFGS-B').x
+    return minimize(objective, np.zeros(len(NAMES) * METER + first), jac=True, method='L-BFGS-B').x
 
 
 def choose(row, w):
-    """The template's phase, unless it beats the likelihoods' by less than MARGIN (BarTemplate.phase)."""
-    scores = phase_rows(row['means']) @ w
+    """The template's phase, unless it beats the likelihoods' by less than MARGIN (BarTemplate.phase).
+    Weights with a 17th entry read the first beat too (`fit --first-beat`)."""
+    scores = phase_rows(row['means'], len(w) > len(NAMES) * METER) @ w
     best = int(np.argmax(scores))
     return row['likeliest'] if scores[best] - scores[row['likeliest']] < MARGIN else best
 
@@ -233,9 +242,11 @@ def fit(args):
     pool = [r for r in rows if r['group'] in groups]
     names = sorted({r['song'] for r in rows if r['group'] in TRAIN})
     fold = {s: i % FOLDS for i, s in enumerate(names)}
-    models = [fit_weights([r for r in pool if fold[r['song']] != k], args.penalty, args.balance) for k in range(FOLDS)]
-    whole = fit_weights(pool, args.penalty, args.balance)
-    print(f'penalty {args.penalty}, pool {args.pool}{", groups balanced" if args.balance else ""}; '
+    models = [fit_weights([r for r in pool if fold[r['song']] != k], args.penalty, args.balance, args.first_beat)
+              for k in range(FOLDS)]
+    whole = fit_weights(pool, args.penalty, args.balance, args.first_beat)
+    print(f'penalty {args.penalty}, pool {args.pool}{", groups balanced" if args.balance else ""}'
+          f'{", the first beat read" if args.first_beat else ""}; '
           'out of fold in the pool, the whole pool\'s fit on the other groups')
 
     def pick(r):
@@ -245,14 +256,19 @@ def fit(args):
     print(f"all train groups: {100 * sum(pick(r) == r['phase'] for r in train) / len(train):.1f}% of {len(train)}; "
           f"mean over groups {np.mean([np.mean([pick(r) == r['phase'] for r in train if r['group'] == g]) for g in TRAIN]) * 100:.1f}%")
     print('weights (rows: ' + ', '.join(NAMES) + '; columns: positions 1-4 of the bar)')
-    for name, row in zip(NAMES, whole.reshape(len(NAMES), METER)):
+    for name, row in zip(NAMES, whole[:len(NAMES) * METER].reshape(len(NAMES), METER)):
         print(f'  {name:<10}' + ' '.join(f'{v:+.4f}' for v in row))
+    if args.first_beat:
+        print(f'  first beat a downbeat {whole[-1]:+.4f}')
+    if args.export and args.first_beat:
+        sys.exit('bars.py: the analyzer reads no first-beat weight (trial FT failed on train, '
+                 'docs/bars-log.md session 97); --export writes the 16 weights only')
     if args.export:
         export(whole, args.penalty, len(pool))
 
 
 def export(w, penalty, count):
-    rows = w.reshape(len(NAMES), METER)
+    rows = w[:len(NAMES) * METER].reshape(len(NAMES), METER)
     lines = [f'        "{name}": [{", ".join(f"{v:.4f}" for v in row)}],' for name, row in zip(NAMES, rows)]
     text = f'''// SPDX-License-Identifier: GPL-3.0-or-later
 // Generated by tools/learned/bars.py fit --export (penalty {penalty:g}, {count} songs): do not edit.
@@ -302,6 +318,8 @@ def main():
     t.add_argument('--pool', choices=['session34', 'wider'], default='session34',
                    help='the sources fitted: session 34\'s (the shipped weights\') or WIDER')
     t.add_argument('--balance', action='store_true', help="each source's songs weigh as much as another's")
+    t.add_argument('--first-beat', action='store_true',
+                   help="one more weight: the phase that puts the map's first beat on a downbeat (session 97)")
     e = sub.add_parser('evaluate')
     e.add_argument('--split', choices=['train', 'validation'], default='train')
     args = parser.parse_args()
