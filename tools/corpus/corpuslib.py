@@ -171,6 +171,30 @@ def wav_duration(path):
     return None
 
 
+# A render has fallen silent where its level stays this far below its loud level (the 95th percentile
+# of its 50 ms frames) to the end of the file: a truth beat after that is a beat nobody can hear.
+SILENT_BELOW_DB = 60.0
+SILENCE_FRAME = 0.05
+
+
+def sounding_end(path):
+    """The end (seconds) of the last 50 ms frame of the WAV file `path` whose level is within
+    SILENT_BELOW_DB of its loud level; the file's duration when none is that quiet."""
+    rate, x = read_wav(path)
+    mono = x.mean(axis=1)
+    hop = max(1, int(round(rate * SILENCE_FRAME)))
+    count = len(mono) // hop
+    if count == 0:
+        return len(mono) / rate
+    power = (mono[:count * hop].reshape(count, hop) ** 2).mean(axis=1)
+    level = 10 * np.log10(power + 1e-30)
+    loud = np.percentile(level, 95)
+    sounding = np.nonzero(level > loud - SILENT_BELOW_DB)[0]
+    if len(sounding) == 0 or sounding[-1] == count - 1:
+        return len(mono) / rate
+    return (sounding[-1] + 1) * hop / rate
+
+
 def audio_duration(path):
     """Seconds of audio in any file sox reads (soxi -D)."""
     out = subprocess.run(["soxi", "-D", path], capture_output=True, text=True, check=True).stdout

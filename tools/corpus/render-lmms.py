@@ -12,7 +12,10 @@ minute (frames per tick = rate * 60 / (48 * bpm)). One beat per quarter note in 
 meters, one per denominator note in x/8 and x/16 (then bpm is of that note); the manifest's meter
 is the number of such beats in a bar. Beats run from the last beat at or before the first note (of an
 unmuted pattern, beat/bassline clip or sample clip) to the last beat at or before the last note's
-end, and before the end of the audio. check-timing.py measured LMMS's render on a project of clicks
+end, and before the end of the audio and of the sound: a project whose automation fades the song out
+before its last notes (`Alf42red-Mauiwowi`, 11 beats of digital silence at its end) renders silence
+there, and a beat after the render has fallen 60 dB below its loud level for good
+(corpuslib.sounding_end) is not in the truth (session 97). check-timing.py measured LMMS's render on a project of clicks
 (AudioFileProcessor): every click starts on the frame nearest its tick's exact time, with no
 latency and no drift over 200 beats at 102, 120 and 140 BPM, so the beats are the exact tick times.
 A project whose tempo is automated (an automation pattern connected to the song's tempo, or the
@@ -215,13 +218,14 @@ def main(argv):
     for i, (project, name, bpm, num, den, span) in enumerate(plans):
         wav = os.path.join(folder, name + ".wav")
         duration = cl.wav_duration(wav)
+        heard = min(duration, cl.sounding_end(wav))  # the render's sound, to its last audible frame
         unit = TICKS_PER_QUARTER if den <= 4 else TICKS_PER_QUARTER * 4 // den
         meter = num * (4 // den) if den <= 4 else num
         seconds_per_tick = 60.0 / (TICKS_PER_QUARTER * bpm)
         first, last = span
         k = first // unit
         beats = []
-        while k * unit <= last and k * unit * seconds_per_tick < duration:
+        while k * unit <= last and k * unit * seconds_per_tick < heard:
             beats.append(k * unit * seconds_per_tick)
             k += 1
         cl.write_times(os.path.join(folder, name + ".beats"), beats)
