@@ -166,8 +166,6 @@ public struct BeatMapAnalyzer: Sendable {
         let reach = fit.reachingTheStart()
         fit = reach.fit
         bars = bars?.withBeatsBefore(reach.added)
-        // And on to where the music ends (trial RE): the bars count on over the beats put after.
-        fit = fit.reachingTheEnd(duration: analysis.duration).fit
         var provenance = provenance(analysis, fit)
         if let bars, case .object(var object) = provenance {
             object["bars"] = BarLayout.provenance(bars)

@@ -339,34 +339,4 @@ extension GridFit {
         reached.segments = added.map { FittedSegment(bpm: bpm, firstBeat: $0, beats: [$0]) } + segments
         return (reached, added.count)
     }
-
-    /// Followed or ramped beats with beats put after their last, one last interval apart, up to where
-    /// step 7 lays a grid's last beat for that interval (``GridFitter/layoutEnd(span:sounding:lastPeriod:duration:)``:
-    /// 50 ms after the music's last onset, through a ringing ending up to two beats before the sound
-    /// dies away, before `duration`), each a tempo segment of its own as followed beats are; and how
-    /// many were put there. Other methods, and beats that already reach there, are returned as they
-    /// are, with 0.
-    ///
-    /// A grid's beats run to the music's end; the tracker's path stops at its last beat, so a song that
-    /// ends on a held chord had no beats over it when followed, and beats to its end when one grid
-    /// (session 97's trial RE). Added after the bar estimate, as ``reachingTheStart()``'s are: the bars
-    /// count on over them.
-    func reachingTheEnd(duration: Double) -> (fit: GridFit, added: Int) {
-        guard method == .follow || method == .ramp, beats.count >= 2 else { return (self, 0) }
-        let interval = beats[beats.count - 1] - beats[beats.count - 2]
-        guard interval > 0 else { return (self, 0) }
-        let end = GridFitter.layoutEnd(span: span, sounding: sounding, lastPeriod: interval, duration: duration)
-        var added: [Double] = []
-        var point = beats[beats.count - 1] + interval
-        while point <= end, point < duration {
-            added.append(point)
-            point += interval
-        }
-        guard !added.isEmpty else { return (self, 0) }
-        let bpm = min(TempoLimits.maximumBPM, max(TempoLimits.minimumBPM, 60 / interval))
-        var reached = self
-        reached.beats = beats + added
-        reached.segments = segments + added.map { FittedSegment(bpm: bpm, firstBeat: $0, beats: [$0]) }
-        return (reached, added.count)
-    }
 }
