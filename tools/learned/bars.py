@@ -27,7 +27,8 @@ A song counts where 80 % of its map's beats are within 70 ms of a truth beat and
 4; its true phase is the one that puts the most of the map's beats on truth downbeats.
 
   tools/learned/out/venv/bin/python3 tools/learned/bars.py features --beatmap .build/release/beatmap
-  tools/learned/out/venv/bin/python3 tools/learned/bars.py fit [--penalty 10] [--pool wider] [--balance] [--first-beat] [--export]
+  tools/learned/out/venv/bin/python3 tools/learned/bars.py fit [--penalty 10] [--pool wider] [--balance] [--first-beat]
+      [--against MAPS] [--export]
 
 Session 66: `fit` also reads the corpus's rewarped copies, the tracker modules and Frets on Fire
 (their train songs) and prints every train group's phase accuracy, out of fold for the groups it
@@ -36,7 +37,10 @@ shares its source song's fold (before, the copies' song key differed from their 
 
 Session 97: `fit --first-beat` adds a 17th weight, on an indicator that is 1 for the phase that puts the
 map's first beat on a downbeat (songs mostly start on one), fitted with the 16 (trial FT: built, failed
-on train, docs/bars-log.md; not exported, the analyzer does not read it).
+on train, docs/bars-log.md; not exported, the analyzer does not read it). `fit --against MAPS` reads a
+template's choice against the analysis's own bar phases (a base's maps) as well: out of fold against a
+refit, the first-beat weight promised far more than the analysis, whose later rules had already set
+right most of the songs it moved, let it do.
 """
 import argparse
 import json
@@ -236,6 +240,49 @@ def table(rows, pick, groups):
         print(f'{group:<22}{len(g):>6}{100 * before / len(g):>11.1f}%{100 * after / len(g):>11.1f}%  {right} / {wrong}')
 
 
+def map_phase(key, folder):
+    """The bar phase in 4/4 (the index mod 4 of most of its downbeats) of the map of song `key` in the
+    folder of maps `folder` (`tools/bench/trial maps`' layout: FOLDER/PART/NAME.beatmap.json), counted
+    over its beats as the cached table's are (the same analyzer's map has the same beats); None where
+    there is no map, no meter of 4, or another count of beats."""
+    part, name = key.split('/')[-2:]
+    path = os.path.join(folder, part, name + '.beatmap.json')
+    if not os.path.exists(path):
+        return None
+    document = json.load(open(path))
+    beats, tempo = document.get('beats') or [], sorted(document.get('tempo') or [], key=lambda t: t['time'])
+    if len(beats) != len(json.load(open(cache_path(key)))['beats']):
+        return None
+    counts = [0] * METER
+    for index, beat in enumerate(beats):
+        segment = next((t for t in reversed(tempo) if t['time'] <= beat + 1e-9), None)
+        if segment and segment.get('beatsPerBar') == METER and round((beat - segment['time']) * segment['bpm'] / 60) % METER == 0:
+            counts[index % METER] += 1
+    return int(np.argmax(counts)) if sum(counts) else None
+
+
+def against_table(rows, pick, folder, groups):
+    """How a template's choice (`pick`) would move the analysis's own bar phases (session 97): a song
+    whose choice differs from the shipped template's is read as ending at that choice, every other
+    song keeps its map's phase (the maps in `folder`, written by the analyzer that ships the weights).
+    The back-beat and one-drop rules and the followed maps' sections come after the template in the
+    analysis; a reading against the template alone (`table`) overstates what a cue leaves to do."""
+    shipped = read_exported()
+    print(f"against the maps in {folder} (where the choice differs from the shipped template's):")
+    print(f"{'group':<22}{'songs':>6}{'analysis':>12}{'with it':>12}  moved right / wrong")
+    for group in groups:
+        g = [(r, map_phase(r['key'], folder)) for r in rows if r['group'] == group]
+        g = [(r, phase) for r, phase in g if phase is not None]
+        if not g:
+            continue
+        after = [pick(r) if pick(r) != choose(r, shipped) else phase for r, phase in g]
+        before_right = sum(phase == r['phase'] for r, phase in g)
+        after_right = sum(a == r['phase'] for (r, _), a in zip(g, after))
+        right = sum(a == r['phase'] != phase for (r, phase), a in zip(g, after))
+        wrong = sum(phase == r['phase'] != a for (r, phase), a in zip(g, after))
+        print(f'{group:<22}{len(g):>6}{100 * before_right / len(g):>11.1f}%{100 * after_right / len(g):>11.1f}%  {right} / {wrong}')
+
+
 def fit(args):
     groups = WIDER if args.pool == 'wider' else POOL
     rows = songs(TRAIN + ('composed-odd',))
@@ -252,6 +299,8 @@ def fit(args):
     def pick(r):
         return choose(r, models[fold[r['song']]] if r['group'] in groups and r['song'] in fold else whole)
     table(rows, pick, TRAIN + ('composed-odd',))
+    if args.against:
+        against_table(rows, pick, args.against, TRAIN + ('composed-odd',))
     train = [r for r in rows if r['group'] in TRAIN]
     print(f"all train groups: {100 * sum(pick(r) == r['phase'] for r in train) / len(train):.1f}% of {len(train)}; "
           f"mean over groups {np.mean([np.mean([pick(r) == r['phase'] for r in train if r['group'] == g]) for g in TRAIN]) * 100:.1f}%")
@@ -318,6 +367,9 @@ def main():
     t.add_argument('--pool', choices=['session34', 'wider'], default='session34',
                    help='the sources fitted: session 34\'s (the shipped weights\') or WIDER')
     t.add_argument('--balance', action='store_true', help="each source's songs weigh as much as another's")
+    t.add_argument('--against', metavar='MAPS',
+                   help="also read the choice against the analysis's own bar phases, the maps in MAPS "
+                        "(tools/bench/trial maps' folder, written by the analyzer that ships the weights)")
     t.add_argument('--first-beat', action='store_true',
                    help="one more weight: the phase that puts the map's first beat on a downbeat (session 97)")
     e = sub.add_parser('evaluate')
