@@ -250,15 +250,24 @@ def map_phase(key, folder):
     if not os.path.exists(path):
         return None
     document = json.load(open(path))
-    beats, tempo = document.get('beats') or [], sorted(document.get('tempo') or [], key=lambda t: t['time'])
+    beats = document.get('beats') or []
     if len(beats) != len(json.load(open(cache_path(key)))['beats']):
         return None
+    # The map's downbeats as tools/bench/bars reads them (its map_downbeats, one definition for both).
+    flags, meter = bench_bars().map_downbeats(beats, document.get('tempo'))
+    if meter != METER:
+        return None
     counts = [0] * METER
-    for index, beat in enumerate(beats):
-        segment = next((t for t in reversed(tempo) if t['time'] <= beat + 1e-9), None)
-        if segment and segment.get('beatsPerBar') == METER and round((beat - segment['time']) * segment['bpm'] / 60) % METER == 0:
-            counts[index % METER] += 1
+    for index, flag in enumerate(flags):
+        counts[index % METER] += flag
     return int(np.argmax(counts)) if sum(counts) else None
+
+
+def bench_bars():
+    """tools/bench/bars as a module (loaded once, through that folder's accuracy_module)."""
+    sys.path.insert(0, os.path.join(ROOT, 'tools', 'bench'))
+    import accuracy_module
+    return accuracy_module.load_script('bars', 'bench_bars')
 
 
 def against_table(rows, pick, folder, groups):
