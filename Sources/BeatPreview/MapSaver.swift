@@ -29,7 +29,8 @@ public struct MapSaver: Sendable {
         saver = MapFileSaver(mapURL: mapURL, original: original, validator: validator)
     }
 
-    /// `map` with every beat and tempo anchor moved by `offset` seconds.
+    /// `map` with every beat and tempo anchor moved by `offset` seconds (``BeatMapEditor/nudged(_:by:)``:
+    /// beats moved out of the track are dropped).
     public static func nudged(_ map: BeatMap, by offset: TimeInterval) -> BeatMap {
         BeatMapEditor.nudged(map, by: offset)
     }
@@ -37,7 +38,7 @@ public struct MapSaver: Sendable {
     /// Validates `original` moved by `offset` (after every beat is moved half a beat later, with
     /// `halfBeatLater`: ``BeatMapEditor``'s shift, as `beatmap edit --shift-beats ½` makes it), keeps the
     /// current file as `NAME.bak` (or `NAME.bak.2`, …) on the first save, then replaces the map file
-    /// atomically.
+    /// atomically. The outcome counts the beats the nudge moved out of the track.
     public mutating func save(offset: TimeInterval, halfBeatLater: Bool = false) throws(SaveError) -> SaveOutcome {
         var map = original
         if halfBeatLater {
@@ -45,7 +46,10 @@ public struct MapSaver: Sendable {
                 throw .invalid(path: mapURL.path, problems: [error.localizedDescription])
             }
         }
-        return try saver.save(Self.nudged(map, by: offset), offset: offset)
+        let nudged = Self.nudged(map, by: offset)
+        var outcome = try saver.save(nudged, offset: offset)
+        outcome.droppedBeats = map.beats.count - nudged.beats.count
+        return outcome
     }
 
     /// Validates `edited` (an edit of `original`; `offset` is the nudge it includes, for the outcome) and

@@ -191,11 +191,14 @@ struct BeatMapEditorTests {
         #expect(report.backupPath == "song.beatmap.json.bak")
         #expect(try Data(contentsOf: folder.appendingPathComponent("song.beatmap.json.bak")) == original)
         #expect(try BeatMapCodec.read(from: url).beats.count == 8)
-        // A nudge that puts the first beat before 0 s is refused by the validator: nothing written.
+        // Doubling 60 BPM three times goes past the format's 400 BPM, which the validator refuses:
+        // nothing written.
         let before = try Data(contentsOf: url)
         #expect(throws: MapEditRunError.self) {
             try MapEditRun.run(
-                MapEditRequest(mapURL: url, edits: [.nudge(seconds: -1)], keepsBackup: false), validator: Validator())
+                MapEditRequest(
+                    mapURL: url, edits: [.metricLevel(.double), .metricLevel(.double), .metricLevel(.double)],
+                    keepsBackup: false), validator: Validator())
         }
         #expect(try Data(contentsOf: url) == before)
     }

@@ -101,9 +101,15 @@ struct TransportTests {
         // A new session backs up the file as it is now, without touching the first backup.
         var next = MapSaver(mapURL: url, original: saved, validator: Validator())
         #expect(try next.save(offset: 0.001).backupPath == url.path + ".bak.2")
-        // Moving beats before 0 s is refused and leaves the file alone.
+        // Beats a nudge moves before 0 s are dropped, as `beatmap edit --nudge` drops them, and the
+        // outcome counts them.
+        let early = try next.save(offset: -0.52)
+        #expect(early.droppedBeats == 1)
+        #expect(try BeatMapCodec.read(from: url).beats.map { ($0 * 1000).rounded() } == [493, 993, 1493, 1993, 2493])
+        // A save the validator refuses (beats out of order) leaves the file alone.
         let before = try Data(contentsOf: url)
-        #expect(throws: SaveError.self) { try next.save(offset: -2) }
+        let disordered = BeatMap(audio: AudioReference(duration: 4), beats: [1.0, 0.5, 1.5])
+        #expect(throws: SaveError.self) { try next.save(disordered) }
         #expect(try Data(contentsOf: url) == before)
     }
 

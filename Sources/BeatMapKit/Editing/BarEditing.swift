@@ -41,7 +41,7 @@ enum BarEditing {
         let numbered = NumberedBeats(map)
         guard !numbered.times.isEmpty else { throw .wouldBreak("the map has no beats to lay bars over") }
         let downbeat = numbered.firstDownbeat(of: map) ?? Int(numbered.number(at: grid.segments[0].time).rounded())
-        edited.tempo = laidOut(grid.segments, numbered: numbered, perBar: perBar, downbeat: downbeat)
+        edited.tempo = try barred(grid.segments, numbered: numbered, perBar: perBar, downbeat: downbeat)
         return edited
     }
 
@@ -64,8 +64,22 @@ enum BarEditing {
         guard let downbeat = numbered.firstDownbeat(of: map) else { throw .noMeter("to move: set the meter first") }
         guard beats % perBar != 0 else { return map }
         var edited = map
-        edited.tempo = laidOut(grid.segments, numbered: numbered, perBar: perBar, downbeat: downbeat + beats)
+        edited.tempo = try barred(grid.segments, numbered: numbered, perBar: perBar, downbeat: downbeat + beats)
         return edited
+    }
+
+    /// ``laidOut(_:numbered:perBar:downbeat:)``, or an error when no segment can carry the bars (none
+    /// anchored on a downbeat, and the first too short to anchor on one of its own).
+    static func barred(_ segments: [TempoSegment], numbered: NumberedBeats, perBar: Int, downbeat: Int)
+        throws(BeatMapEditError) -> [TempoSegment]
+    {
+        let result = laidOut(segments, numbered: numbered, perBar: perBar, downbeat: downbeat)
+        guard result.contains(where: { $0.beatsPerBar != nil }) else {
+            throw .wouldBreak(
+                "no tempo segment would start on a downbeat, so the map could not say where its bars are; set the meter of one segment (--segment)"
+            )
+        }
+        return result
     }
 
     /// Segment `index`'s anchor moved by `beats` (modulo its bar), or the other way round the bar.
@@ -94,8 +108,9 @@ enum BarEditing {
 
     /// `segments` with bars of `perBar` beats whose downbeats are the beats numbered `downbeat` + k ·
     /// `perBar`: the first segment anchored on its first downbeat (or the downbeat its grid puts before
-    /// its first beat, when it has none), a later one given `perBar` when its anchor is a downbeat beat
-    /// and none otherwise (it counts on).
+    /// its first beat, when it has none; with none before 0 s nor inside it, the first segment gets no
+    /// bars), a later one given `perBar` when its anchor is a downbeat beat and none otherwise (it
+    /// counts on).
     static func laidOut(_ segments: [TempoSegment], numbered: NumberedBeats, perBar: Int, downbeat: Int)
         -> [TempoSegment]
     {
@@ -114,10 +129,18 @@ enum BarEditing {
                 if let beat = inside.first(where: isDownbeat) {
                     result[0].time = times[beat]
                 } else if let beat = inside.first ?? times.indices.first {
-                    // No downbeat among its beats: the one its grid puts before its first beat.
+                    // No downbeat among its beats: the one its grid puts before its first beat, or the
+                    // one after it when that is before 0 s. When that one is not the segment's either
+                    // (a followed map, a segment a beat long), the segment has no bars: they start at
+                    // the first later segment anchored on a downbeat, as `analyze` lays them out.
                     let offset = ((numbered.numbers[beat] - downbeat) % perBar + perBar) % perBar
                     var time = times[beat] - Double(offset) * segments[0].beatLength
                     if time < 0 { time += Double(perBar) * segments[0].beatLength }
+                    let next = segments.count > 1 ? segments[1].time : Double.infinity
+                    guard time < next - 1e-6 else {
+                        result[0].beatsPerBar = nil
+                        continue
+                    }
                     result[0].time = NumberFormatting.roundedToMicroseconds(time)
                 }
                 result[0].beatsPerBar = perBar

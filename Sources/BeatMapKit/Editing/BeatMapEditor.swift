@@ -35,6 +35,9 @@ public enum BeatMapEditor {
                 throw .invalidValue("a nudge must be a finite time within the track's duration")
             }
             edited = nudged(map, by: seconds)
+            guard edited.beats.count >= min(2, map.beats.count) else {
+                throw .wouldBreak("the nudge would leave fewer than two beats inside the track")
+            }
         case .metricLevel(let level):
             edited = try MetricSwitch.switched(map, to: level)
         case .shiftBeats(let fraction):
@@ -56,15 +59,41 @@ public enum BeatMapEditor {
     }
 
     /// `map` with every beat and tempo anchor moved by `offset` seconds (rounded to microseconds).
+    /// Beats moved outside the track (before 0 s or past its end) are dropped, as ``BeatMapEdit/shiftBeats(fraction:)``
+    /// drops them; an anchor moved before 0 s goes on by whole bars (or beats) to the first point inside
+    /// it, and a segment left with no beats of its own goes (``carried(_:to:beats:duration:)``).
     public static func nudged(_ map: BeatMap, by offset: TimeInterval) -> BeatMap {
         var moved = map
+        let duration = map.audio.duration
         moved.beats = map.beats.map { NumberFormatting.roundedToMicroseconds($0 + offset) }
-        moved.tempo = map.tempo?.map { segment in
-            var segment = segment
-            segment.time = NumberFormatting.roundedToMicroseconds(segment.time + offset)
-            return segment
+            .filter { $0 >= 0 && $0 <= duration }
+        if let segments = map.tempo {
+            moved.tempo = carried(segments, to: { $0.time + offset }, beats: moved.beats, duration: duration)
         }
         return moved
+    }
+
+    /// `segments` with each anchor moved to `time(segment)`, kept inside the track as the beats are: an
+    /// anchor before 0 s goes on by whole bars of its segment (whole beats without a meter) to the first
+    /// point inside it; an anchor past the end is dropped (unless it is the first); and while the first
+    /// segment has none of `beats` before the next anchor (a followed map's first beat moved out of the
+    /// track, an anchor carried past the next one), the next segment starts the map.
+    static func carried(
+        _ segments: [TempoSegment], to time: (TempoSegment) -> Double, beats: [Double], duration: Double
+    ) -> [TempoSegment] {
+        var result: [TempoSegment] = []
+        for var segment in segments {
+            var moved = time(segment)
+            let step = segment.beatLength * Double(segment.beatsPerBar ?? 1)
+            while moved < 0, step > 0 { moved += step }
+            segment.time = NumberFormatting.roundedToMicroseconds(moved)
+            guard segment.time <= duration || result.isEmpty else { continue }
+            result.append(segment)
+        }
+        while result.count >= 2, result[0].time >= result[1].time || !beats.contains(where: { $0 < result[1].time }) {
+            result.removeFirst()
+        }
+        return result
     }
 
     /// `map` with every beat moved by `fraction` of its own beat: the length of a beat of its tempo
@@ -96,22 +125,8 @@ public enum BeatMapEditor {
         var edited = map
         edited.beats = moved
         if let segments = grid?.segments {
-            var shifted: [TempoSegment] = []
-            for var segment in segments {
-                var time = segment.time + fraction * segment.beatLength
-                let step = segment.beatLength * Double(segment.beatsPerBar ?? 1)
-                while time < 0, step > 0 { time += step }
-                segment.time = NumberFormatting.roundedToMicroseconds(time)
-                guard segment.time <= duration || shifted.isEmpty else { continue }
-                shifted.append(segment)
-            }
-            // A first segment carried into the track up to the next one's anchor has no beats of its own
-            // left (a followed map's first beat, moved before 0 s): the next segment starts the map.
-            while shifted.count >= 2,
-                shifted[0].time >= shifted[1].time || !moved.contains(where: { $0 < shifted[1].time })
-            {
-                shifted.removeFirst()
-            }
+            let shifted = carried(
+                segments, to: { $0.time + fraction * $0.beatLength }, beats: moved, duration: duration)
             guard zip(shifted.dropFirst(), shifted).allSatisfy({ $0.time > $1.time }) else {
                 throw .wouldBreak("the shift would put tempo segments out of order")
             }

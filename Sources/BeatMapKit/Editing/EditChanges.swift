@@ -37,8 +37,13 @@ enum EditChanges {
         guard before != after else { return [] }
         var lines = [name(of: edit)]
         if before.beats != after.beats {
-            if case .nudge(let offset) = edit {
+            if case .nudge(let offset) = edit, before.beats.count == after.beats.count {
                 lines.append("beats: all \(before.beats.count) moved by \(milliseconds(offset))")
+            } else if case .nudge(let offset) = edit {
+                let dropped = before.beats.count - after.beats.count
+                lines.append(
+                    "beats: \(before.beats.count) moved by \(milliseconds(offset)), \(dropped) of them out of the track and dropped: \(beatSummary(after.beats))"
+                )
             } else {
                 lines.append("beats: \(beatSummary(before.beats)) → \(beatSummary(after.beats))")
             }

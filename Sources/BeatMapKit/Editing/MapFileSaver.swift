@@ -10,12 +10,15 @@ public struct SaveOutcome: Sendable, Equatable {
     public var backupPath: String?
     /// The nudge the save includes, in seconds (0 for edits that are not a nudge).
     public var offset: TimeInterval
+    /// How many beats the nudge moved out of the track, which the saved map no longer has.
+    public var droppedBeats: Int
 
     /// The outcome of writing `path`.
-    public init(path: String, backupPath: String?, offset: TimeInterval) {
+    public init(path: String, backupPath: String?, offset: TimeInterval, droppedBeats: Int = 0) {
         self.path = path
         self.backupPath = backupPath
         self.offset = offset
+        self.droppedBeats = droppedBeats
     }
 }
 

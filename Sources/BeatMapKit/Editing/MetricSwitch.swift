@@ -38,7 +38,13 @@ struct NumberedBeats {
 
     /// The time of beat number `u` (whole or fractional) when both beats around it are in the map;
     /// up to one beat beyond the first or last beat, extrapolated by the beat length there; else `nil`
-    /// (inside a gap of missing beats).
+    /// (inside a gap of missing beats). Between two beats, a map with a tempo map puts it on the grid of
+    /// the segment it falls in: the fraction of a beat of the earlier beat's segment after it, or of
+    /// the later beat's segment before that one, where the point stays inside that segment. Where a
+    /// tempo changes, the interval between the last beat of one segment and the first of the next is
+    /// neither segment's beat, and a point the fraction of the way along it would be off both grids;
+    /// where that interval is too short for either point, there is none (`nil`). Without a tempo map,
+    /// the fraction of the way between the beats.
     func time(at u: Double) -> Double? {
         guard let first = numbers.first, let last = numbers.last else { return nil }
         let whole = u.rounded(.down)
@@ -54,7 +60,24 @@ struct NumberedBeats {
         guard let low = index(ofNumber: Int(whole)) else { return nil }
         if fraction < 1e-9 { return times[low] }
         guard let high = index(ofNumber: Int(whole) + 1) else { return nil }
-        return times[low] + fraction * (times[high] - times[low])
+        guard grid != nil else { return times[low] + fraction * (times[high] - times[low]) }
+        return onGrid(fraction, from: low, to: high)
+    }
+
+    /// The point `fraction` of a beat after beat `low` on its segment's grid, or `1 − fraction` of a
+    /// beat before beat `high` on its segment's grid, whichever stays inside its segment and between
+    /// the two beats (the earlier first); `nil` when neither does.
+    private func onGrid(_ fraction: Double, from low: Int, to high: Int) -> Double? {
+        guard let grid, !grid.segments.isEmpty else { return nil }
+        let segments = grid.segments
+        let early = grid.segmentIndex(at: times[low])
+        let after = times[low] + fraction * segments[early].beatLength
+        let end = early + 1 < segments.count ? segments[early + 1].time : Double.infinity
+        if after < end - 1e-6, after < times[high] { return after }
+        let late = grid.segmentIndex(at: times[high])
+        let before = times[high] - (1 - fraction) * segments[late].beatLength
+        if before >= segments[late].time - 1e-6, before > times[low] { return before }
+        return nil
     }
 
     /// The beat number at time `t` on the grid of the beat nearest it.
@@ -109,7 +132,14 @@ enum MetricSwitch {
         var edited = map
         edited.beats = beats
         if let segments = numbered.grid?.segments {
-            edited.tempo = tempo(segments, numbered: numbered, reference: reference, level: level, map: map)
+            let switched = tempo(segments, numbered: numbered, reference: reference, level: level, map: map)
+            if let index = switched.firstIndex(where: { !BeatMapEditor.bpmRange.contains($0.bpm) }) {
+                let range = BeatMapEditor.bpmRange
+                throw .wouldBreak(
+                    "metric level \(level.label) would put \(Describe.segment(index)) at \(Describe.bpm(switched[index].bpm)), outside the \(Int(range.lowerBound))–\(Int(range.upperBound)) BPM a map may have"
+                )
+            }
+            edited.tempo = switched
         }
         edited.analysis = analysis(map.analysis, switchedTo: level)
         return edited

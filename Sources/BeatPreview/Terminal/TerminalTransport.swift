@@ -147,8 +147,12 @@ public struct TerminalTransport {
                 let outcome = try saver.save(offset: player.offset, halfBeatLater: player.halfBeatLater)
                 let backup = outcome.backupPath.map { "; the previous file is kept as \($0)" } ?? ""
                 let half = player.halfBeatLater ? " and half a beat later" : ""
+                let dropped =
+                    outcome.droppedBeats > 0
+                    ? "; \(outcome.droppedBeats) beat\(outcome.droppedBeats == 1 ? "" : "s") moved out of the track dropped"
+                    : ""
                 return (
-                    "saved \(outcome.path) (\(String(format: "%+.0f", outcome.offset * 1000)) ms\(half))\(backup)",
+                    "saved \(outcome.path) (\(String(format: "%+.0f", outcome.offset * 1000)) ms\(half))\(dropped)\(backup)",
                     false
                 )
             } catch {

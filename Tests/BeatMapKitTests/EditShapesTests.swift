@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import BeatMapKit
+import Foundation
+import Testing
+
+/// The edits on the shapes of map `analyze` writes besides one grid: followed beats (a tempo segment
+/// per beat, bars on the segments that start on a downbeat) and grids whose tempo changes, where the
+/// interval across the change is neither segment's beat. Every edited map must pass `validate`
+/// (session 98: `--shift-bar` and `--beats-per-bar` put a followed map's segments out of order,
+/// `--metric ×2` put beats off a changing grid, and `--nudge` left a first beat at 0 s before the track).
+@Suite("Edits on followed maps and tempo changes")
+struct EditShapesTests {
+    /// A followed map: `count` beats drifting around 120 BPM from `start`, each its own segment, bars
+    /// of 4 from beat `firstDownbeat` (a pickup before it), as `analyze` lays them out.
+    static func followed(count: Int = 24, start: Double = 0.4, firstDownbeat: Int = 2) -> BeatMap {
+        var beats: [Double] = []
+        var t = start
+        for index in 0..<count {
+            beats.append(NumberFormatting.roundedToMicroseconds(t))
+            t += 0.5 + 0.02 * sin(Double(index) * 0.7)
+        }
+        let tempo = beats.indices.map { index in
+            let next = index + 1 < beats.count ? beats[index + 1] : beats[index] + 0.5
+            let perBar: Int? = index >= firstDownbeat && (index - firstDownbeat) % 4 == 0 ? 4 : nil
+            return TempoSegment(
+                time: beats[index], bpm: NumberFormatting.roundedToMicroseconds(60 / (next - beats[index])),
+                beatsPerBar: perBar)
+        }
+        return BeatMap(audio: AudioReference(duration: t + 1), tempo: tempo, beats: beats)
+    }
+
+    /// A grid at 120 BPM from 0.5 s whose tempo changes to 150 BPM after eight beats, with the interval
+    /// across the change 0.56 s (the later grid's first beat where the music put it, not one beat on).
+    static func changing() -> BeatMap {
+        let first = (0..<8).map { 0.5 + Double($0) * 0.5 }
+        let second = (0..<10).map { 4.56 + Double($0) * 0.4 }
+        return BeatMap(
+            audio: AudioReference(duration: 9),
+            tempo: [
+                TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4), TempoSegment(time: 4.56, bpm: 150, beatsPerBar: 4),
+            ],
+            beats: (first + second).map(NumberFormatting.roundedToMicroseconds))
+    }
+
+    /// The messages of the errors `validate` with its default settings finds in `map`.
+    static func errors(_ map: BeatMap) throws -> [String] {
+        let text = try BeatMapCodec.encode(map)
+        let report = Validator().validate(bytes: Array(text.utf8), path: "edited.beatmap.json")
+        return report.findings.filter { $0.severity == .error }.map(\.message)
+    }
+
+    @Test("the followed map and the changing grid pass validate as made")
+    func shapesAreValid() throws {
+        #expect(try Self.errors(Self.followed()) == [])
+        #expect(try Self.errors(Self.changing()) == [])
+        #expect(BarPositions.positions(of: Self.followed()).prefix(7) == [nil, nil, 1, 2, 3, 4, 1])
+    }
+
+    @Test("a followed map's bars move by whole beats, the beats unchanged", arguments: [1, 2, 3, -1, 5])
+    func followedShiftBars(beats: Int) throws {
+        let map = Self.followed()
+        let moved = try BeatMapEditor.apply(.shiftBars(beats: beats, segment: .all), to: map).map
+        #expect(try Self.errors(moved) == [])
+        #expect(moved.beats == map.beats)
+        let positions = BarPositions.positions(of: moved)
+        // The first downbeat moves from beat 2 to beat 2 + beats, taken round the bar.
+        let first = try #require(positions.firstIndex(of: 1))
+        #expect(first == ((2 + beats) % 4 + 4) % 4)
+        let downbeats = positions.indices.filter { positions[$0] == 1 }
+        #expect(downbeats.allSatisfy { ($0 - first) % 4 == 0 })
+        #expect(downbeats.count == (map.beats.count - first + 3) / 4)
+    }
+
+    @Test("a followed map takes another meter from its first downbeat")
+    func followedMeter() throws {
+        let map = Self.followed(firstDownbeat: 1)
+        let waltz = try BeatMapEditor.apply(.beatsPerBar(3, segment: .all), to: map).map
+        #expect(try Self.errors(waltz) == [])
+        let positions = BarPositions.positions(of: waltz)
+        #expect(positions.prefix(8) == [nil, 1, 2, 3, 1, 2, 3, 1])
+    }
+
+    @Test("validate --fix's bar shift is the edit's: a followed map's bars two beats later")
+    func followedShiftFromTheStart() throws {
+        // The first downbeat on beat 0 with the map starting near 0 s: bars two beats later cannot be
+        // counted back from before the track, so they start on the first segment anchored on one.
+        let map = Self.followed(start: 0.05, firstDownbeat: 0)
+        let moved = try BeatMapEditor.apply(.shiftBars(beats: 2, segment: .all), to: map).map
+        #expect(try Self.errors(moved) == [])
+        #expect(moved.tempo?.first?.beatsPerBar == nil)
+        #expect(BarPositions.positions(of: moved).prefix(4) == [nil, nil, 1, 2])
+    }
+
+    @Test(
+        "×2, 3⁄2, ⅔ and ½ across a tempo change put every beat on its segment's grid",
+        arguments: zip([MetricLevel.double, .threeHalves, .twoThirds, .half], [36, 27, 12, 9]))
+    func metricAcrossAChange(level: MetricLevel, count: Int) throws {
+        let map = Self.changing()
+        let switched = try BeatMapEditor.apply(.metricLevel(level), to: map).map
+        #expect(try Self.errors(switched) == [])
+        #expect(switched.beats.count == count)
+    }
+
+    @Test("×2 then ½ across a tempo change gives the beats back")
+    func doubleThenHalfAcrossAChange() throws {
+        let map = Self.changing()
+        let doubled = try BeatMapEditor.apply(.metricLevel(.double), to: map).map
+        // The point between the last 120 BPM beat (4.0 s) and the first 150 BPM one (4.56 s) lies a
+        // quarter second after 4.0 s, on the earlier grid, not halfway (4.28 s, 30 ms off it).
+        #expect(doubled.beats.contains(4.25))
+        let back = try BeatMapEditor.apply(.metricLevel(.half), to: doubled).map
+        #expect(back.beats == map.beats)
+    }
+
+    @Test("×2 leaves out the point of an interval across a tempo change too short for either grid's")
+    func metricAcrossAShortChange() throws {
+        // A stepped song's later grid starting 0.2 s after the earlier one's last beat: half a beat of
+        // either tempo does not fit in it, and a point between would be off both grids.
+        let first = (0..<8).map { 0.5 + Double($0) * 0.5 }
+        let second = (0..<10).map { 4.2 + Double($0) * 0.4 }
+        let map = BeatMap(
+            audio: AudioReference(duration: 9),
+            tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4), TempoSegment(time: 4.2, bpm: 150)],
+            beats: (first + second).map(NumberFormatting.roundedToMicroseconds))
+        #expect(try Self.errors(map) == [])
+        let doubled = try BeatMapEditor.apply(.metricLevel(.double), to: map).map
+        #expect(try Self.errors(doubled) == [])
+        #expect(doubled.beats.count == 35)
+        #expect(!doubled.beats.contains { $0 > 4.0 + 1e-9 && $0 < 4.2 - 1e-9 })
+    }
+
+    @Test("a level past 400 BPM is refused with the segment and its tempo")
+    func metricPastTheRange() throws {
+        let map = BeatMapEditorTests.grid(count: 16, bpm: 240)
+        #expect {
+            try BeatMapEditor.apply(.metricLevel(.double), to: map)
+        } throws: { error in
+            (error as? BeatMapEditError)?.localizedDescription.contains(
+                "metric level ×2 would put tempo segment 1 at 480 BPM, outside the 20–400 BPM a map may have") == true
+        }
+    }
+
+    @Test("×2 on a followed map stays on each beat's own segment grid")
+    func metricOnFollowed() throws {
+        let map = Self.followed()
+        let doubled = try BeatMapEditor.apply(.metricLevel(.double), to: map).map
+        #expect(try Self.errors(doubled) == [])
+        #expect(doubled.beats.count >= 2 * map.beats.count - 1)
+    }
+
+    @Test("a nudge drops the beats it moves out of the track, as a beat shift does")
+    func nudgeAtTheStart() throws {
+        let map = Self.followed(start: 0, firstDownbeat: 0)
+        let nudged = try BeatMapEditor.apply(.nudge(seconds: -0.012), to: map)
+        #expect(try Self.errors(nudged.map) == [])
+        #expect(nudged.map.beats.count == map.beats.count - 1)
+        let first = try #require(nudged.map.beats.first)
+        #expect(abs(first - (map.beats[1] - 0.012)) < 1e-9)
+        #expect(nudged.map.tempo?.first?.time == first)
+        #expect(nudged.changes.contains { $0.hasPrefix("beats: 24 moved by -12.0 ms, 1 of them out of the track and dropped: 23") })
+        let grid = BeatMapEditorTests.grid(count: 16, start: 0.005)
+        let early = try BeatMapEditor.apply(.nudge(seconds: -0.012), to: grid).map
+        #expect(try Self.errors(early) == [])
+        // The grid's anchor goes on by a bar, and its bars stay where they were.
+        #expect(early.tempo?.first?.time == 1.993)
+        #expect(BarPositions.positions(of: early).prefix(4) == [2, 3, 4, 1])
+    }
+}
