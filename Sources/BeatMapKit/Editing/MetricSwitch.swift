@@ -36,15 +36,9 @@ struct NumberedBeats {
         return 0.5
     }
 
-    /// The time of beat number `u` (whole or fractional) when both beats around it are in the map;
-    /// up to one beat beyond the first or last beat, extrapolated by the beat length there; else `nil`
-    /// (inside a gap of missing beats). Between two beats, a map with a tempo map puts it on the grid of
-    /// the segment it falls in: the fraction of a beat of the earlier beat's segment after it, or of
-    /// the later beat's segment before that one, where the point stays inside that segment. Where a
-    /// tempo changes, the interval between the last beat of one segment and the first of the next is
-    /// neither segment's beat, and a point the fraction of the way along it would be off both grids;
-    /// where that interval is too short for either point, there is none (`nil`). Without a tempo map,
-    /// the fraction of the way between the beats.
+    /// The time of beat number `u` (whole or fractional) when both beats around it are in the map,
+    /// the fraction of the way between them; up to one beat beyond the first or last beat, extrapolated
+    /// by the beat length there; else `nil` (inside a gap of missing beats).
     func time(at u: Double) -> Double? {
         guard let first = numbers.first, let last = numbers.last else { return nil }
         let whole = u.rounded(.down)
@@ -60,24 +54,7 @@ struct NumberedBeats {
         guard let low = index(ofNumber: Int(whole)) else { return nil }
         if fraction < 1e-9 { return times[low] }
         guard let high = index(ofNumber: Int(whole) + 1) else { return nil }
-        guard grid != nil else { return times[low] + fraction * (times[high] - times[low]) }
-        return onGrid(fraction, from: low, to: high)
-    }
-
-    /// The point `fraction` of a beat after beat `low` on its segment's grid, or `1 − fraction` of a
-    /// beat before beat `high` on its segment's grid, whichever stays inside its segment and between
-    /// the two beats (the earlier first); `nil` when neither does.
-    private func onGrid(_ fraction: Double, from low: Int, to high: Int) -> Double? {
-        guard let grid, !grid.segments.isEmpty else { return nil }
-        let segments = grid.segments
-        let early = grid.segmentIndex(at: times[low])
-        let after = times[low] + fraction * segments[early].beatLength
-        let end = early + 1 < segments.count ? segments[early + 1].time : Double.infinity
-        if after < end - 1e-6, after < times[high] { return after }
-        let late = grid.segmentIndex(at: times[high])
-        let before = times[high] - (1 - fraction) * segments[late].beatLength
-        if before >= segments[late].time - 1e-6, before > times[low] { return before }
-        return nil
+        return times[low] + fraction * (times[high] - times[low])
     }
 
     /// The beat number at time `t` on the grid of the beat nearest it.
@@ -116,6 +93,11 @@ enum MetricSwitch {
         let span = musicalSpan(map)
         var beats: [Double] = []
         guard let firstNumber = numbered.numbers.first, let lastNumber = numbered.numbers.last else { return map }
+        // The tempo segments at the new level first: a new beat between two old ones goes on the grid
+        // of the segment it will fall in.
+        let anchors = numbered.grid.map {
+            Self.anchors($0.segments, numbered: numbered, reference: reference, level: level, map: map)
+        }
         let lowest = Double(firstNumber)
         let highest = p < q ? Double(lastNumber) + 1 - 1e-6 : Double(lastNumber)
         var m = Int(((lowest - Double(reference)) * Double(q) / Double(p) - 1e-9).rounded(.up))
@@ -123,7 +105,7 @@ enum MetricSwitch {
             let u = Double(reference) + Double(m * p) / Double(q)
             if u > highest + 1e-9 { break }
             m += 1
-            guard let time = numbered.time(at: u) else { continue }
+            guard let time = Self.time(at: u, numbered: numbered, anchors: anchors) else { continue }
             if u > Double(lastNumber), time > span.upperBound { continue }
             beats.append(NumberFormatting.roundedToMicroseconds(time))
             if beats.count > 10_000_000 { throw .wouldBreak("the new level would have too many beats") }
@@ -131,8 +113,8 @@ enum MetricSwitch {
         guard beats.count >= 2 else { throw .wouldBreak("the new level would have fewer than two beats") }
         var edited = map
         edited.beats = beats
-        if let segments = numbered.grid?.segments {
-            let switched = tempo(segments, numbered: numbered, reference: reference, level: level, map: map)
+        if let anchors {
+            let switched = anchors.map(\.segment)
             if let index = switched.firstIndex(where: { !BeatMapEditor.bpmRange.contains($0.bpm) }) {
                 let range = BeatMapEditor.bpmRange
                 throw .wouldBreak(
@@ -155,27 +137,39 @@ enum MetricSwitch {
         return max(0, low - 0.05)...min(track.upperBound, max(high + 0.05, max(0, low - 0.05)))
     }
 
-    /// The tempo segments at the new level.
-    static func tempo(
+    /// A tempo segment at the new level: the old segment it comes from (its index in the tempo grid),
+    /// the beat number of its anchor (a point of the new level), and the segment.
+    struct Anchor {
+        let old: Int
+        let number: Double
+        let segment: TempoSegment
+    }
+
+    /// The tempo segments at the new level, with the new tempo, anchors moved to the next point of the
+    /// new level inside their segment (or the one before, when none is), and beats per bar scaled.
+    static func anchors(
         _ segments: [TempoSegment], numbered: NumberedBeats, reference: Int, level: MetricLevel, map: BeatMap
-    ) -> [TempoSegment] {
+    ) -> [Anchor] {
         let (p, q) = level.spacing
-        var result: [TempoSegment] = []
+        var result: [Anchor] = []
         for (index, segment) in segments.enumerated() {
             var moved = segment
             let u = numbered.number(at: segment.time)
             // The anchor's position in units of 1/q beat from the reference, and the new grid's step p.
             let units = (u - Double(reference)) * Double(q)
             let steps = units / Double(p)
+            var number = Double(reference) + steps.rounded() * Double(p) / Double(q)
             if abs(steps - steps.rounded()) > 1e-6 {
                 let next = index + 1 < segments.count ? segments[index + 1].time : map.audio.duration
                 let later = segment.time + (steps.rounded(.up) * Double(p) - units) / Double(q) * segment.beatLength
                 let earlier = segment.time + (steps.rounded(.down) * Double(p) - units) / Double(q) * segment.beatLength
-                let previous = result.last?.time ?? -Double.infinity
+                let previous = result.last?.segment.time ?? -Double.infinity
                 if later < next - 1e-6 {
                     moved.time = NumberFormatting.roundedToMicroseconds(later)
+                    number = Double(reference) + steps.rounded(.up) * Double(p) / Double(q)
                 } else if index == 0 || earlier > previous + 1e-6, earlier >= 0 {
                     moved.time = NumberFormatting.roundedToMicroseconds(earlier)
+                    number = Double(reference) + steps.rounded(.down) * Double(p) / Double(q)
                 } else {
                     continue  // no point of the new level inside this segment: the previous one runs on
                 }
@@ -185,9 +179,47 @@ enum MetricSwitch {
                 ? segment.bpm * Double(q) / Double(p)
                 : NumberFormatting.roundedToMicroseconds(segment.bpm * Double(q) / Double(p))
             moved.beatsPerBar = segment.beatsPerBar.flatMap { ($0 * q) % p == 0 ? $0 * q / p : nil }
-            result.append(moved)
+            result.append(Anchor(old: index, number: number, segment: moved))
         }
-        return result.isEmpty ? [segments[0]] : result
+        guard !result.isEmpty else {
+            return [Anchor(old: 0, number: numbered.number(at: segments[0].time), segment: segments[0])]
+        }
+        return result
+    }
+
+    /// The time of the new level's point `u` (a beat number). At an old beat, that beat; beyond the
+    /// first or last, extrapolated (``NumberedBeats/time(at:)``); without a tempo map, interpolated.
+    /// Between two old beats, on the grid of the new segment it falls in (the last whose anchor's
+    /// number is not after `u`): the fraction of that segment's beat after the earlier old beat when
+    /// that beat is in the segment, or before the later one when that one is; at the anchor, the
+    /// anchor. Where a tempo changes, the interval from one segment's last beat to the next one's first
+    /// is neither segment's beat, and a point the fraction of the way along it would be off both
+    /// grids. `nil` where the point does not fall between the two old beats and before the next anchor
+    /// (an interval across a change too short for it), or inside a gap of missing beats.
+    static func time(at u: Double, numbered: NumberedBeats, anchors: [Anchor]?) -> Double? {
+        let whole = u.rounded(.down)
+        let fraction = u - whole
+        guard let anchors, let grid = numbered.grid, fraction >= 1e-9,
+            let low = numbered.index(ofNumber: Int(whole)), let high = numbered.index(ofNumber: Int(whole) + 1)
+        else { return numbered.time(at: u) }
+        let k = anchors.lastIndex { $0.number <= u + 1e-9 } ?? 0
+        let anchor = anchors[k]
+        let length = grid.segments[anchor.old].beatLength
+        let time: Double
+        if abs(anchor.number - u) < 1e-9 {
+            time = anchor.segment.time
+        } else if grid.segmentIndex(at: numbered.times[low]) == anchor.old {
+            time = numbered.times[low] + fraction * length
+        } else if grid.segmentIndex(at: numbered.times[high]) == anchor.old {
+            time = numbered.times[high] - (1 - fraction) * length
+        } else {
+            return nil
+        }
+        let end = k + 1 < anchors.count ? anchors[k + 1].segment.time : Double.infinity
+        guard time > numbered.times[low] + 1e-6, time < numbered.times[high] - 1e-6, time < end - 1e-6 else {
+            return nil
+        }
+        return time
     }
 
     /// `analysis` after the switch: the matching alternative's tempo and score become the analysis's

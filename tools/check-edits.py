@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Every `beatmap edit` operation on every map in some folders: which ones the editor refuses, and why.
+
+A mapper runs `edit` on the maps `analyze` wrote, whatever their shape: one grid, tempo segments,
+followed beats (a segment per beat). An edit that gives a map its own validator rejects is refused
+("not saved — the edited map fails validation"): safe, but the edit the user asked for did not happen.
+Session 98 found 352 such refusals in 1,911 edits of the 147 warped copies' maps (`--shift-bar` and
+`--beats-per-bar` on followed maps, `--metric` across tempo changes, `--nudge` before a first beat at
+0 s). This script runs the operations on a copy of each map and sorts the refusals:
+
+  range    the new level's tempo outside the 20–400 BPM a map may have (what the user asked for is
+           not a map; the message says so)
+  failed   anything else: the edit gave an invalid map, or crashed
+
+    python3 tools/check-edits.py BEATMAP FOLDER... [--list] [--jobs N]
+
+Exit status 1 when any edit failed, 0 otherwise. Nothing is written beside the maps.
+"""
+import argparse
+import concurrent.futures
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+OPERATIONS = [
+    ["--shift-bar", "1"], ["--shift-bar", "-1"], ["--shift-bar", "2"],
+    ["--beats-per-bar", "3"], ["--beats-per-bar", "4"],
+    ["--metric", "x2"], ["--metric", "1/2"], ["--metric", "2/3"], ["--metric", "3/2"],
+    ["--nudge", "12"], ["--nudge", "-12"], ["--trim", "10", "40"], ["--shift-beats", "1/2"],
+]
+
+
+def run(binary, path):
+    """The refusals of every operation on the map at `path`: (operation, kind, message) each."""
+    refusals = []
+    with tempfile.TemporaryDirectory(prefix="check-edits-") as folder:
+        copy = os.path.join(folder, "map.beatmap.json")
+        for operation in OPERATIONS:
+            shutil.copyfile(path, copy)
+            done = subprocess.run([binary, "edit", copy, *operation, "--no-backup"],
+                                  capture_output=True, text=True)
+            if done.returncode == 0:
+                continue
+            lines = [line for line in done.stderr.splitlines() if "error" in line] or [done.stderr.strip()]
+            message = lines[0].replace(copy, os.path.basename(path))
+            kind = "range" if "BPM a map may have" in message else "failed"
+            refusals.append((" ".join(operation), kind, message))
+    return refusals
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("binary", help="the beatmap executable")
+    parser.add_argument("folders", nargs="+", help="folders of *.beatmap.json")
+    parser.add_argument("--list", action="store_true", help="list every refusal")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    maps = sorted(p for folder in args.folders for p in glob.glob(os.path.join(folder, "*.beatmap.json")))
+    if not maps:
+        sys.exit("check-edits.py: no *.beatmap.json in " + ", ".join(args.folders))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(lambda path: (path, run(args.binary, path)), maps))
+    counts = {}
+    for path, refusals in results:
+        for operation, kind, message in refusals:
+            counts[(operation, kind)] = counts.get((operation, kind), 0) + 1
+            if args.list:
+                print(f"{kind:6}  {operation:18} {path}: {message}")
+    total = len(maps) * len(OPERATIONS)
+    failed = sum(n for (_, kind), n in counts.items() if kind == "failed")
+    ranged = sum(n for (_, kind), n in counts.items() if kind == "range")
+    print(f"{len(maps)} maps, {total} edits: {failed} failed, {ranged} refused as outside 20–400 BPM")
+    for (operation, kind), n in sorted(counts.items()):
+        print(f"  {operation:18} {kind:6} {n}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
