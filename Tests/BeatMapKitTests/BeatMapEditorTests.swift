@@ -191,8 +191,8 @@ struct BeatMapEditorTests {
         #expect(report.backupPath == "song.beatmap.json.bak")
         #expect(try Data(contentsOf: folder.appendingPathComponent("song.beatmap.json.bak")) == original)
         #expect(try BeatMapCodec.read(from: url).beats.count == 8)
-        // Doubling 60 BPM three times goes past the format's 400 BPM, which the validator refuses:
-        // nothing written.
+        // Doubling 60 BPM three times goes past the format's 400 BPM, which the edit refuses: nothing
+        // written.
         let before = try Data(contentsOf: url)
         #expect(throws: MapEditRunError.self) {
             try MapEditRun.run(

@@ -139,6 +139,15 @@ struct EditShapesTests {
             (error as? BeatMapEditError)?.localizedDescription.contains(
                 "metric level ×2 would put tempo segment 1 at 480 BPM, outside the 20–400 BPM a map may have") == true
         }
+        // Just past the bound, the tempo is printed with the digits that show it.
+        let edge = BeatMap(
+            audio: AudioReference(duration: 10), tempo: [TempoSegment(time: 0.5, bpm: 200.000008)],
+            beats: (0..<20).map { NumberFormatting.roundedToMicroseconds(0.5 + Double($0) * 60 / 200.000008) })
+        #expect {
+            try BeatMapEditor.apply(.metricLevel(.double), to: edge)
+        } throws: { error in
+            (error as? BeatMapEditError)?.localizedDescription.contains("at 400.000016 BPM, outside") == true
+        }
     }
 
     @Test("×2 on a followed map stays on each beat's own segment grid")

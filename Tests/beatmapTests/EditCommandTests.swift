@@ -82,9 +82,9 @@ struct EditCommandTests {
         let segment = try CLI.run(["edit", "map.beatmap.json", "--beats-per-bar", "3", "--segment", "4"], in: folder)
         #expect(segment.status == 2)
         #expect(segment.stderr.contains("there is no tempo segment 4: the map has 1"))
-        let early = try CLI.run(["edit", "map.beatmap.json", "--nudge", "-1000"], in: folder)
-        #expect(early.status == 2)
-        #expect(early.stderr.contains("fails validation"))
+        let short = try CLI.run(["edit", "map.beatmap.json", "--trim", "0", "0.1"], in: folder)
+        #expect(short.status == 2)
+        #expect(short.stderr.contains("the trim would leave fewer than two beats"))
         let metric = try CLI.run(["edit", "map.beatmap.json", "--metric", "5/4"], in: folder)
         #expect(metric.status != 0)
         #expect(metric.stderr.contains("--metric must be"))
@@ -92,7 +92,25 @@ struct EditCommandTests {
         #expect(!FileManager.default.fileExists(atPath: url.path + ".bak"))
     }
 
-    @Test("a beat list that already fails off-grid (its tempo drifts) can be doubled; a new failing rule is refused")
+    @Test("a nudge before 0 s drops the beats it moves out of the track and says so")
+    func nudgeOutOfTheTrack() throws {
+        let folder = try Self.project()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("map.beatmap.json")
+        let original = try BeatMapCodec.read(from: url)
+        let first = try #require(original.beats.first)
+        let early = try CLI.run(["edit", "map.beatmap.json", "--nudge", "-1000", "--no-backup"], in: folder)
+        #expect(early.status == 0, "\(early.stderr)")
+        let kept = original.beats.filter { $0 - 1 >= 0 }
+        let dropped = original.beats.count - kept.count
+        #expect(dropped >= 1 && first < 1)
+        #expect(early.stdout.contains("of them out of the track and dropped"))
+        let edited = try BeatMapCodec.read(from: url)
+        #expect(edited.beats.count == kept.count)
+        #expect(zip(edited.beats, kept).allSatisfy { abs($0 - ($1 - 1)) <= 1e-6 })
+    }
+
+    @Test("a beat list that already fails off-grid (its tempo drifts) can be doubled; an edit that would empty it is refused")
     func alreadyFailing() throws {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -117,9 +135,9 @@ struct EditCommandTests {
         #expect(abs(map.beats[1] - (beats[0] + beats[1]) / 2) <= 1e-6)
 
         let before = try Data(contentsOf: url)
-        let early = try CLI.run(["edit", "map.beatmap.json", "--nudge", "-1000"], in: folder)
-        #expect(early.status == 2)
-        #expect(early.stderr.contains("out-of-duration"), "a rule the map passed now fails: \(early.stderr)")
+        let late = try CLI.run(["edit", "map.beatmap.json", "--nudge", "39700"], in: folder)
+        #expect(late.status == 2)
+        #expect(late.stderr.contains("the nudge would leave fewer than two beats inside the track"), "\(late.stderr)")
         #expect(try Data(contentsOf: url) == before)
     }
 }

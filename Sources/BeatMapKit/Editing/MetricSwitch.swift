@@ -117,8 +117,14 @@ enum MetricSwitch {
             let switched = anchors.map(\.segment)
             if let index = switched.firstIndex(where: { !BeatMapEditor.bpmRange.contains($0.bpm) }) {
                 let range = BeatMapEditor.bpmRange
+                let bpm = switched[index].bpm
+                // Three decimals would print 400.000016 as 400, inside the range; then all six.
+                var text = Describe.bpm(bpm)
+                if text == Describe.bpm(range.lowerBound) || text == Describe.bpm(range.upperBound) {
+                    text = NumberFormatting.decimal(NumberFormatting.roundedToMicroseconds(bpm)) + " BPM"
+                }
                 throw .wouldBreak(
-                    "metric level \(level.label) would put \(Describe.segment(index)) at \(Describe.bpm(switched[index].bpm)), outside the \(Int(range.lowerBound))–\(Int(range.upperBound)) BPM a map may have"
+                    "metric level \(level.label) would put \(Describe.segment(index)) at \(text), outside the \(Int(range.lowerBound))–\(Int(range.upperBound)) BPM a map may have"
                 )
             }
             edited.tempo = switched
