@@ -25,6 +25,9 @@ public enum Interchange {
         public var imported: ImportedMap
         /// The map file's text.
         public var text: String
+        /// The errors `validate` (default settings, without the audio) finds in the map as written:
+        /// the source's own faults (an imported map is written as the file says, and checked first).
+        public var errors: [Finding] = []
 
         /// What to show the user: `wrote PATH (N beats)` when the map was written to `output` (named as
         /// the user gave it), else the map file's text.
@@ -107,6 +110,13 @@ public enum Interchange {
             throw InterchangeError(path: output.path, "already exists", remedy: .allowOverwrite)
         }
         var imported = try format.converter.importMap(from: input, options: options)
+        imported = withTempoThroughDriftingBeats(imported)
+        if let tempo = imported.map.tempo, tempo.contains(where: { $0.time < 0 }) {
+            // A chart's beat 0 before the audio (StepMania's measure 0 begun by a partial measure, a
+            // lead-in): the anchor goes on by whole bars (beats without a meter) into the track.
+            imported.map.tempo = BeatMapEditor.carried(
+                tempo, to: \.time, beats: imported.map.beats, duration: imported.map.audio.duration)
+        }
         if let path = imported.map.audio.path, !path.isEmpty, !path.hasPrefix("/") {
             let base = sourceFolder ?? (isFolder.boolValue ? input : input.deletingLastPathComponent())
             let audio = base.appendingPathComponent(path).standardizedFileURL
@@ -120,8 +130,53 @@ public enum Interchange {
         } catch {
             throw InterchangeError(path: input.path, error.localizedDescription)
         }
+        // Checked as `validate` checks it; what it finds is the source's and is reported, the map still
+        // written as the file says (the editor and the validator's fixes can then work on it).
+        let report = Validator().validate(bytes: Array(text.utf8), path: output?.path ?? input.path)
+        let errors = report.findings.filter { $0.severity == .error }
+        if !errors.isEmpty {
+            var counts: [String: Int] = [:]
+            for finding in errors { counts[finding.ruleID, default: 0] += 1 }
+            let rules = counts.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+            imported.notes.append(
+                ImportNote(
+                    "the map as the file gives it fails validation: \(errors.count) error\(errors.count == 1 ? "" : "s") (\(rules)); `beatmap validate` lists them"
+                ))
+        }
         if let output { try write(Data(text.utf8), to: output, overwrite: overwrite) }
-        return ImportResult(imported: imported, text: text)
+        var result = ImportResult(imported: imported, text: text)
+        result.errors = errors
+        return result
+    }
+
+    /// `imported` with a tempo map fitted through its beats when it has none and its beats follow no
+    /// one tempo (a beat list from a live recording, or a followed map exported as beat times): one
+    /// tempo is all `validate` can infer for a bare beat list, and a drifting list is off it. The
+    /// beats do not move; the tempo map passes within 1 ms of each (``BeatGridFit``, as the tempo
+    /// formats' exports fit theirs), one segment where the tempo holds and more where it moves, as
+    /// `analyze` writes followed beats. A steady list stays a bare list.
+    static func withTempoThroughDriftingBeats(_ imported: ImportedMap) -> ImportedMap {
+        let beats = imported.map.beats
+        guard imported.map.tempo == nil, beats.count >= 3, beats.allSatisfy(\.isFinite),
+            zip(beats.dropFirst(), beats).allSatisfy({ $0 > $1 }),
+            let text = try? BeatMapCodec.encode(imported.map)
+        else { return imported }
+        let report = Validator().validate(bytes: Array(text.utf8), path: "imported")
+        guard report.findings.contains(where: { $0.ruleID == OffGridRule.description.id }) else { return imported }
+        let fit = BeatGridFit(beats: beats, tempo: nil, tolerance: 0.001)
+        let segments = fit.knots.indices.map { index in
+            TempoSegment(
+                time: fit.knots[index].time,
+                bpm: NumberFormatting.roundedToMicroseconds(60 / fit.beatLength(ofSegment: index)))
+        }
+        guard !segments.isEmpty, segments.allSatisfy({ BeatMapEditor.bpmRange.contains($0.bpm) }) else { return imported }
+        var result = imported
+        result.map.tempo = segments
+        result.notes.append(
+            ImportNote(
+                "the beats follow no one tempo, so the map gets a tempo map through them (\(segments.count) segment\(segments.count == 1 ? "" : "s"), each beat within 1 ms of it; the beats are as the file gives them)"
+            ))
+        return result
     }
 
     private static func write(_ data: Data, to url: URL, overwrite: Bool) throws(InterchangeError) {
