@@ -22,6 +22,9 @@ BIN="$(swift build ${SWIFTPM_FLAGS[@]+"${SWIFTPM_FLAGS[@]}"} --show-bin-path)/be
 "$BIN" validate --strict BeatMaps
 echo "== beatmap format --check BeatMaps (the shipped maps are in canonical form)"
 "$BIN" format --check BeatMaps
+echo "== every edit and every format's round trip of the shipped maps (tools/check-edits.py, check-roundtrip.py)"
+python3 tools/check-edits.py "$BIN" BeatMaps
+python3 tools/check-roundtrip.py "$BIN" BeatMaps
 echo "== man page and shell completions generate (tools/install-shell-support.sh --check)"
 bash tools/install-shell-support.sh --check
 echo "== DocC: BeatMapKit's catalog and every symbol link (tools/ci/docs.sh)"

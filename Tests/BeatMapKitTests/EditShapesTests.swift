@@ -167,7 +167,10 @@ struct EditShapesTests {
         let first = try #require(nudged.map.beats.first)
         #expect(abs(first - (map.beats[1] - 0.012)) < 1e-9)
         #expect(nudged.map.tempo?.first?.time == first)
-        #expect(nudged.changes.contains { $0.hasPrefix("beats: 24 moved by -12.0 ms, 1 of them out of the track and dropped: 23") })
+        #expect(
+            nudged.changes.contains {
+                $0.hasPrefix("beats: 24 moved by -12.0 ms, 1 of them out of the track and dropped: 23")
+            })
         let grid = BeatMapEditorTests.grid(count: 16, start: 0.005)
         let early = try BeatMapEditor.apply(.nudge(seconds: -0.012), to: grid).map
         #expect(try Self.errors(early) == [])

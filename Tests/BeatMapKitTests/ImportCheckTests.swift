@@ -53,7 +53,8 @@ struct ImportCheckTests {
     @Test("a steady beat list stays a bare list")
     func steadyList() throws {
         let beats = (0..<40).map { NumberFormatting.decimal(0.25 + Double($0) * 0.5) }
-        let result = try Self.importing(beats.joined(separator: "\n") + "\n", name: "beats.txt", format: .txt, duration: 30)
+        let result = try Self.importing(
+            beats.joined(separator: "\n") + "\n", name: "beats.txt", format: .txt, duration: 30)
         #expect(result.imported.map.tempo == nil)
         #expect(result.imported.notes.isEmpty)
         #expect(Self.errors(result.text) == [])

@@ -110,7 +110,9 @@ struct EditCommandTests {
         #expect(zip(edited.beats, kept).allSatisfy { abs($0 - ($1 - 1)) <= 1e-6 })
     }
 
-    @Test("a beat list that already fails off-grid (its tempo drifts) can be doubled; an edit that would empty it is refused")
+    @Test(
+        "a beat list that already fails off-grid (its tempo drifts) can be doubled; an edit that would empty it is refused"
+    )
     func alreadyFailing() throws {
         let folder = try CLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -169,7 +169,9 @@ public enum Interchange {
                 time: fit.knots[index].time,
                 bpm: NumberFormatting.roundedToMicroseconds(60 / fit.beatLength(ofSegment: index)))
         }
-        guard !segments.isEmpty, segments.allSatisfy({ BeatMapEditor.bpmRange.contains($0.bpm) }) else { return imported }
+        guard !segments.isEmpty, segments.allSatisfy({ BeatMapEditor.bpmRange.contains($0.bpm) }) else {
+            return imported
+        }
         var result = imported
         result.map.tempo = segments
         result.notes.append(
