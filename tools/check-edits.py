@@ -17,14 +17,13 @@ Session 98 found 352 such refusals in 1,911 edits of the 147 warped copies' maps
 
 Exit status 1 when any edit failed, 0 otherwise. Nothing is written beside the maps.
 """
-import argparse
-import concurrent.futures
-import glob
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+
+import map_sweep
 
 OPERATIONS = [
     ["--shift-bar", "1"], ["--shift-bar", "-1"], ["--shift-bar", "2"],
@@ -53,27 +52,11 @@ def run(binary, path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("binary", help="the beatmap executable")
-    parser.add_argument("folders", nargs="+", help="folders of *.beatmap.json")
-    parser.add_argument("--list", action="store_true", help="list every refusal")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    args = parser.parse_args()
-    maps = sorted(p for folder in args.folders for p in glob.glob(os.path.join(folder, "*.beatmap.json")))
-    if not maps:
-        sys.exit("check-edits.py: no *.beatmap.json in " + ", ".join(args.folders))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda path: (path, run(args.binary, path)), maps))
-    counts = {}
-    for path, refusals in results:
-        for operation, kind, message in refusals:
-            counts[(operation, kind)] = counts.get((operation, kind), 0) + 1
-            if args.list:
-                print(f"{kind:6}  {operation:18} {path}: {message}")
-    total = len(maps) * len(OPERATIONS)
+    args = map_sweep.parser(__doc__, "list every refusal").parse_args()
+    maps, counts = map_sweep.sweep(args, "check-edits.py", lambda path: run(args.binary, path))
     failed = sum(n for (_, kind), n in counts.items() if kind == "failed")
     ranged = sum(n for (_, kind), n in counts.items() if kind == "range")
-    print(f"{len(maps)} maps, {total} edits: {failed} failed, {ranged} refused as outside 20–400 BPM")
+    print(f"{maps} maps, {maps * len(OPERATIONS)} edits: {failed} failed, {ranged} refused as outside 20–400 BPM")
     for (operation, kind), n in sorted(counts.items()):
         print(f"  {operation:18} {kind:6} {n}")
     return 1 if failed else 0

@@ -21,14 +21,13 @@ that session's fixes to `import`, none after (docs/interop.md).
 
 Exit status 1 when any round trip failed. Nothing is written beside the maps.
 """
-import argparse
-import concurrent.futures
-import glob
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+import map_sweep
 
 # Each format and the output name its export is given (Beat Saber writes a folder).
 FORMATS = {
@@ -80,28 +79,15 @@ def round_trips(binary, path, tolerance):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("binary", help="the beatmap executable")
-    parser.add_argument("folders", nargs="+", help="folders of *.beatmap.json")
-    parser.add_argument("--list", action="store_true", help="list every failure")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser = map_sweep.parser(__doc__, "list every failure")
     parser.add_argument("--tolerance-ms", type=float, default=2.1,
                         help="how far a beat may come back from where it was (default 2.1 ms)")
     args = parser.parse_args()
-    maps = sorted(p for folder in args.folders for p in glob.glob(os.path.join(folder, "*.beatmap.json")))
-    if not maps:
-        sys.exit("check-roundtrip.py: no *.beatmap.json in " + ", ".join(args.folders))
     tolerance = args.tolerance_ms / 1000
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda path: (path, round_trips(args.binary, path, tolerance)), maps))
-    counts = {}
-    for path, failures in results:
-        for fmt, kind, detail in failures:
-            counts[(fmt, kind)] = counts.get((fmt, kind), 0) + 1
-            if args.list:
-                print(f"{fmt:17} {kind:8} {path}: {detail}")
+    maps, counts = map_sweep.sweep(
+        args, "check-roundtrip.py", lambda path: round_trips(args.binary, path, tolerance))
     failed = sum(counts.values())
-    print(f"{len(maps)} maps, {len(maps) * len(FORMATS)} round trips: {failed} failed")
+    print(f"{maps} maps, {maps * len(FORMATS)} round trips: {failed} failed")
     for (fmt, kind), n in sorted(counts.items()):
         print(f"  {fmt:17} {kind:8} {n}")
     return 1 if failed else 0
