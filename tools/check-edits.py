@@ -54,12 +54,9 @@ def run(binary, path):
 def main():
     args = map_sweep.parser(__doc__, "list every refusal").parse_args()
     maps, counts = map_sweep.sweep(args, "check-edits.py", lambda path: run(args.binary, path))
-    failed = sum(n for (_, kind), n in counts.items() if kind == "failed")
     ranged = sum(n for (_, kind), n in counts.items() if kind == "range")
-    print(f"{maps} maps, {maps * len(OPERATIONS)} edits: {failed} failed, {ranged} refused as outside 20–400 BPM")
-    for (operation, kind), n in sorted(counts.items()):
-        print(f"  {operation:18} {kind:6} {n}")
-    return 1 if failed else 0
+    return map_sweep.summary(maps, "edits", len(OPERATIONS), counts, failing=lambda kind: kind == "failed",
+                             also=f", {ranged} refused as outside 20–400 BPM")
 
 
 if __name__ == "__main__":

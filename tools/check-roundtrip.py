@@ -86,11 +86,7 @@ def main():
     tolerance = args.tolerance_ms / 1000
     maps, counts = map_sweep.sweep(
         args, "check-roundtrip.py", lambda path: round_trips(args.binary, path, tolerance))
-    failed = sum(counts.values())
-    print(f"{maps} maps, {maps * len(FORMATS)} round trips: {failed} failed")
-    for (fmt, kind), n in sorted(counts.items()):
-        print(f"  {fmt:17} {kind:8} {n}")
-    return 1 if failed else 0
+    return map_sweep.summary(maps, "round trips", len(FORMATS), counts)
 
 
 if __name__ == "__main__":

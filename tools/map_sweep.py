@@ -33,3 +33,13 @@ def sweep(args, script, work):
             if args.list:
                 print(f"{kind:8} {name:18} {path}: {detail}")
     return len(maps), counts
+
+
+def summary(maps, noun, per_map, counts, failing=lambda kind: True, also=""):
+    """Prints `N maps, M <noun>: F failed<also>` and the count of each (name, kind); returns the exit
+    status: 1 when any count's kind is `failing`."""
+    failed = sum(n for (_, kind), n in counts.items() if failing(kind))
+    print(f"{maps} maps, {maps * per_map} {noun}: {failed} failed{also}")
+    for (name, kind), n in sorted(counts.items()):
+        print(f"  {name:18} {kind:8} {n}")
+    return 1 if failed else 0
