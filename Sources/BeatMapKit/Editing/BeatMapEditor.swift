@@ -85,7 +85,11 @@ public enum BeatMapEditor {
         for var segment in segments {
             var moved = time(segment)
             let step = segment.beatLength * Double(segment.beatsPerBar ?? 1)
-            while moved < 0, step > 0 { moved += step }
+            // Counted, not stepped: an imported chart's anchor can lie 10^17 s before the track.
+            if moved < 0, moved.isFinite, step > 0, step.isFinite {
+                moved += (-moved / step).rounded(.up) * step
+                if moved < 0 { moved += step }  // rounding left it a hair before 0 s
+            }
             segment.time = NumberFormatting.roundedToMicroseconds(moved)
             guard segment.time <= duration || result.isEmpty else { continue }
             result.append(segment)

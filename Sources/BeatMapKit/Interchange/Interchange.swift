@@ -110,6 +110,8 @@ public enum Interchange {
             throw InterchangeError(path: output.path, "already exists", remedy: .allowOverwrite)
         }
         var imported = try format.converter.importMap(from: input, options: options)
+        // Within the map file's size limit before anything more is read into it.
+        try FormatSupport.checkFitsInMapFile(imported.map, path: input.path)
         imported = withTempoThroughDriftingBeats(imported)
         if let tempo = imported.map.tempo, tempo.contains(where: { $0.time < 0 }) {
             // A chart's beat 0 before the audio (StepMania's measure 0 begun by a partial measure, a
@@ -174,6 +176,14 @@ public enum Interchange {
         }
         var result = imported
         result.map.tempo = segments
+        // A list that only just fits in a map file stays a bare list rather than not fitting, and so
+        // does one the tempo map does not put on a grid (its beats numbered across what are not gaps).
+        guard (try? FormatSupport.checkFitsInMapFile(result.map, path: "")) != nil,
+            let fitted = try? BeatMapCodec.encode(result.map),
+            !Validator().validate(bytes: Array(fitted.utf8), path: "imported").findings.contains(where: {
+                $0.ruleID == OffGridRule.description.id
+            })
+        else { return imported }
         result.notes.append(
             ImportNote(
                 "the beats follow no one tempo, so the map gets a tempo map through them (\(segments.count) segment\(segments.count == 1 ? "" : "s"), each beat within 1 ms of it; the beats are as the file gives them)"
