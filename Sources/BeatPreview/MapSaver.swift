@@ -29,7 +29,7 @@ public struct MapSaver: Sendable {
         saver = MapFileSaver(mapURL: mapURL, original: original, validator: validator)
     }
 
-    /// `map` with every beat and tempo anchor moved by `offset` seconds (``BeatMapEditor/nudged(_:by:)``:
+    /// `map` with every beat and tempo anchor moved by `offset` seconds (`BeatMapEditor.nudged(_:by:)`:
     /// beats moved out of the track are dropped).
     public static func nudged(_ map: BeatMap, by offset: TimeInterval) -> BeatMap {
         BeatMapEditor.nudged(map, by: offset)

@@ -61,7 +61,7 @@ public enum BeatMapEditor {
     /// `map` with every beat and tempo anchor moved by `offset` seconds (rounded to microseconds).
     /// Beats moved outside the track (before 0 s or past its end) are dropped, as ``BeatMapEdit/shiftBeats(fraction:)``
     /// drops them; an anchor moved before 0 s goes on by whole bars (or beats) to the first point inside
-    /// it, and a segment left with no beats of its own goes (``carried(_:to:beats:duration:)``).
+    /// it, and a segment left with no beats of its own goes.
     public static func nudged(_ map: BeatMap, by offset: TimeInterval) -> BeatMap {
         var moved = map
         let duration = map.audio.duration
