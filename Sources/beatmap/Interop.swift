@@ -213,6 +213,5 @@ struct Import: ParsableCommand {
         }
         for note in result.imported.notes { Console.warning(FlagHints.describe(note)) }
         Console.out(result.report(output: output))
-        if !result.errors.isEmpty { throw Exit.failure }
     }
 }
