@@ -9,8 +9,8 @@ duration), `beatmap validate` on the result, and the beats compared with the map
 one of
 
   export    the export was refused
-  import    the import was refused or exited 1 (the map it wrote fails validation)
-  validate  the imported map fails `validate`
+  import    the import was refused
+  validate  the imported map fails `validate` (import writes it as the file gives it, with a warning)
   count     a different number of beats came back
   moved     a beat came back more than --tolerance-ms from where it was
 
