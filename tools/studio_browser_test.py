@@ -255,20 +255,14 @@ def main():
             ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
         wait_for(driver, "return !window.beatmapStudio.dirty()", 10, "undo to the saved map")
 
-        # A nudge that puts a beat before 0 s: an error in the findings, clickable; saving it is refused.
+        # A nudge that moves beats before 0 s drops them, as `beatmap edit --nudge` does (session 98;
+        # a save the validator refuses is held by the unit tests of the shared saver).
+        count = len(json.loads(driver.execute_script("return window.beatmapStudio.mapText()"))["beats"])
         for _ in range(60):
             driver.execute_script("document.querySelector('[data-nudge=\"-10\"]').click()")
-        wait_for(driver, "const f = window.beatmapStudio.findings(); return f && f.errors > 0", 20, "an error finding")
-        saved_before = map_path.read_bytes()
-        click_fresh(driver, "#findings li.error[title]", "the error finding")
-        time.sleep(0.2)
-        at = driver.execute_script("return window.beatmapStudio.clock().savedPosition")
-        check(at < 0.2, f"clicking the finding seeks to its beat ({at:.3f} s)")
-        driver.find_element("id", "save").click()
-        refused = wait_for(driver, "const m = document.querySelector('#message'); "
-                                   "return m.className === 'error' ? m.textContent : null", 20, "the refusal")
-        check("not saved" in refused and map_path.read_bytes() == saved_before,
-              f"a save that fails validation is refused and the file is unchanged ({refused[:60]}…)")
+        wait_for(driver, "const m = JSON.parse(window.beatmapStudio.mapText()); "
+                         f"return m.beats.length < {count} && m.beats[0] >= 0", 20, "the beats before 0 s dropped")
+        check(True, "a nudge 600 ms earlier drops the beats it moves before 0 s")
         for _ in range(60):
             ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
         wait_for(driver, "return !window.beatmapStudio.dirty()", 20, "undo to the saved map")
