@@ -267,6 +267,29 @@ def main():
             ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
         wait_for(driver, "return !window.beatmapStudio.dirty()", 20, "undo to the saved map")
 
+        # A map that follows the music (a segment a beat, beatsPerBar on the downbeats' segments only, as
+        # `analyze` writes them): the page counts its bars as the library does and reads its tempo as one
+        # moving stretch (session 99: it left three beats of four out of any bar and drew a label per beat).
+        followed = driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            import('/clock.js').then((m) => {
+              const tempo = [{time: 0, bpm: 120, beatsPerBar: 4}], beats = [0];
+              let t = 0.5, bpm = 120;
+              for (let i = 1; i < 13; i++) {
+                bpm += 1;
+                tempo.push(i % 4 === 0 ? {time: t, bpm, beatsPerBar: 4} : {time: t, bpm});
+                beats.push(t);
+                t += 60 / bpm;
+              }
+              const map = {tempo, beats};
+              done({bars: m.barPositions(map).map((b) => b && [b.bar, b.beat]),
+                    stretches: m.tempoStretches(map).map((s) => m.stretchLabel(s))});
+            }, (error) => done({error: String(error)}));""")
+        check(followed.get("bars") == [[1 + i // 4, 1 + i % 4] for i in range(13)],
+              f"a followed map's beats are counted in bars as the library counts them ({followed})")
+        check(followed.get("stretches") == ["120–132 BPM over 13 segments, 4 per bar"],
+              f"a followed map's tempo is one stretch ({followed.get('stretches')})")
+
         # A picture: seek to a bar and zoom so beats, bars and the playhead show.
         driver.execute_script("document.querySelector('#message').textContent = ''")
         driver.execute_script("window.scrollTo(0, 0)")

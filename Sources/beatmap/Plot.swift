@@ -13,7 +13,10 @@ struct Plot: ParsableCommand {
         discussion: """
             The audio is read in one streaming pass: a long track is never held in memory. Bar downbeats \
             are drawn red and numbered: bars follow the map's beats per bar from each tempo segment's \
-            start, or bars of four from the first beat when the map does not say. --from and --to zoom in. \
+            start, or bars of four from the first beat when the map does not say. The tempo lane labels each \
+            tempo segment; a run of segments of fewer than four beats each (a map that follows the music \
+            has one a beat) is one stretch, drawn as a curve and labelled with its range. --from and --to \
+            zoom in. \
             The audio may be left out when the map names it (audio.path).
 
             The picture is SVG only: an output name must end in .svg (PNG and other formats are refused \

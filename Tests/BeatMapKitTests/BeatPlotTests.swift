@@ -61,6 +61,39 @@ struct BeatPlotTests {
         #expect(count("stroke=\"#7a4fb0\" stroke-width=\"2\" stroke-dasharray", in: svg) == 2)
     }
 
+    @Test("a tempo followed beat by beat is one stretch drawn as a curve, with one change at each end")
+    func followedTempo() {
+        let map = TempoStretchTests.followedMap()
+        let duration = map.audio.duration
+        let svg = BeatPlot(map: map, series: Self.series(to: duration, duration: duration), title: "t").svg
+        #expect(wellFormed(svg))
+        #expect(svg.contains("120.5–126 BPM over 12 segments"))
+        #expect(count("stroke=\"#7a4fb0\" stroke-width=\"1.5\"", in: svg) == 1)
+        // Two changes (into and out of the followed run) and the legend's sample.
+        #expect(count("stroke=\"#7a4fb0\" stroke-width=\"2\" stroke-dasharray", in: svg) == 3)
+        #expect(!svg.contains("121 BPM"))
+    }
+
+    @Test("a segment too narrow for its label gets a shorter one, or none")
+    func narrowLabels() {
+        let map = TempoStretchTests.followedMap(followed: 1)
+        let duration = map.audio.duration
+        var layout = BeatPlot.Layout(width: 400)
+        layout.zoomControl = nil
+        let svg = BeatPlot(
+            map: map, series: Self.series(to: duration, duration: duration, columns: 324), title: "t", layout: layout
+        ).svg
+        #expect(wellFormed(svg))
+        // 324 px for 10.5 s: the first segment (4 s, 124 px) is too narrow for "120 BPM · 4/bar" and gets
+        // "120 BPM"; the one-beat segment (15 px) gets no label; the last (6 s) gets its own.
+        #expect(svg.contains("paint-order=\"stroke\">120 BPM</text>"))
+        #expect(!svg.contains("4/bar"))
+        #expect(count("paint-order=\"stroke\">", in: svg) == 2)
+        #expect(svg.contains("paint-order=\"stroke\">120.5 BPM</text>"))
+        // Still a change into and out of it, and the legend's sample.
+        #expect(count("stroke=\"#7a4fb0\" stroke-width=\"2\" stroke-dasharray", in: svg) == 3)
+    }
+
     @Test("the time axis is in m:ss, and a zoom draws only the beats in range")
     func axisAndZoom() {
         let map = SampleMaps.steady

@@ -2,7 +2,8 @@
 
 import Foundation
 
-/// An SVG picture of a beat map over its audio: a tempo lane with the segments labelled, the waveform
+/// An SVG picture of a beat map over its audio: a tempo lane with the segments labelled (a tempo that
+/// changes at nearly every beat drawn as one curve), the waveform
 /// overview, the onset-strength curve, the beats as lines (bar downbeats emphasised and numbered) and a
 /// time axis in m:ss. Pure drawing from a ``PlotSeries``; the same input gives the same bytes.
 public struct BeatPlot: Sendable {
@@ -89,24 +90,55 @@ public struct BeatPlot: Sendable {
         return (numbers.map { $0 % 4 == 0 }, false)
     }
 
-    /// The tempo stretches to label: (start, end, text).
-    func tempoStretches() -> [(from: Double, to: Double, label: String)] {
-        let segments = (map.tempo ?? []).filter { $0.time.isFinite && $0.bpm.isFinite && $0.bpm > 0 }
-            .sorted { $0.time < $1.time }
-        if segments.isEmpty {
+    /// A stretch of the tempo lane: its span, its labels from the fullest to the shortest (the first
+    /// that fits is drawn), and for a tempo that moves within it, its segments' (time, BPM) steps.
+    struct LaneStretch {
+        var from: Double
+        var to: Double
+        var labels: [String]
+        var steps: [(time: Double, bpm: Double)]
+    }
+
+    private static func bpmText(_ value: Double) -> String { FormatSupport.decimal(value, digits: 2) }
+
+    /// The tempo lane's stretches (``TempoStretch``): a steady segment labelled with its tempo, a run of
+    /// segments too short to read one by one (beats followed through the music) labelled with its range
+    /// and drawn as a curve.
+    func laneStretches() -> [LaneStretch] {
+        let stretches = TempoStretch.stretches(of: map, until: series.duration)
+        if stretches.isEmpty {
             guard let inferred = TempoGrid.inferTempo(from: map.beats) else { return [] }
+            let bpm = FormatSupport.decimal(inferred.bpm, digits: 1)
             return [
-                (0, series.duration, "≈ \(FormatSupport.decimal(inferred.bpm, digits: 1)) BPM (inferred, no tempo map)")
+                LaneStretch(
+                    from: 0, to: series.duration, labels: ["≈ \(bpm) BPM (inferred, no tempo map)", "≈ \(bpm) BPM"],
+                    steps: [])
             ]
         }
-        return segments.enumerated().map { index, segment in
-            let start = index == 0 ? 0 : segment.time
-            let end = index + 1 < segments.count ? segments[index + 1].time : series.duration
-            var label = "\(FormatSupport.decimal(segment.bpm, digits: 2)) BPM"
-            if let perBar = segment.beatsPerBar { label += " · \(perBar)/bar" }
-            return (start, end, label)
+        return stretches.map { stretch in
+            let meter = stretch.meters.isEmpty ? "" : " · " + stretch.meters.map { "\($0)/bar" }.joined(separator: ", ")
+            guard stretch.isMoving else {
+                let bpm = stretch.segments.first?.bpm ?? 0
+                let text = Self.bpmText(bpm)
+                return LaneStretch(
+                    from: stretch.from, to: stretch.to,
+                    labels: ["\(text) BPM\(meter)", "\(text) BPM", String(Int(bpm.rounded()))], steps: [])
+            }
+            let low = stretch.lowestBPM
+            let high = stretch.highestBPM
+            let range = "\(Self.bpmText(low))–\(Self.bpmText(high)) BPM"
+            return LaneStretch(
+                from: stretch.from, to: stretch.to,
+                labels: [
+                    "\(range) over \(stretch.segments.count) segments\(meter)", range,
+                    "\(Int(low.rounded()))–\(Int(high.rounded()))",
+                ],
+                steps: stretch.segments.map { ($0.time, $0.bpm) })
         }
     }
+
+    /// Whether `text` fits in `pixels` at the tempo lane's font (13 px bold: at most 7.8 px a character).
+    private static func fits(_ text: String, in pixels: Double) -> Bool { Double(text.count) * 7.8 + 10 <= pixels }
 
     // MARK: Drawing
 
@@ -143,6 +175,7 @@ public struct BeatPlot: Sendable {
         out += drawTempoLane(left: left, right: right)
         out += drawWaveform(left: left, right: right)
         out += drawOnset(left: left, right: right)
+        out += drawTempoChanges()
         out += drawBeats(visible: visible)
         out += drawAxis(left: left, right: right)
         out += "</svg>\n"
@@ -161,24 +194,63 @@ public struct BeatPlot: Sendable {
         let top = tempoTop
         let height = Double(layout.tempoLane)
         let colours = ["#e8eef7", "#f6ebdc"]
-        for (index, stretch) in tempoStretches().enumerated() {
+        for (index, stretch) in laneStretches().enumerated() {
             let x0 = max(left, x(stretch.from))
             let x1 = min(right, x(stretch.to))
             guard x1 > x0 else { continue }
+            let colour = colours[index % 2]
             out +=
                 "<rect x=\"\(Self.f(x0))\" y=\"\(Self.f(top))\" width=\"\(Self.f(x1 - x0))\" height=\"\(Self.f(height))\" "
-                + "fill=\"\(colours[index % 2])\" stroke=\"#9aa7b8\" stroke-width=\"0.5\"/>\n"
-            if stretch.from > series.from && stretch.from < series.to {
+                + "fill=\"\(colour)\" stroke=\"#9aa7b8\" stroke-width=\"0.5\"/>\n"
+            out += drawTempoCurve(stretch, from: x0, to: x1, top: top, height: height)
+            if let label = stretch.labels.first(where: { Self.fits($0, in: x1 - x0) }) {
                 out +=
-                    "<line x1=\"\(Self.f(x0))\" y1=\"\(Self.f(top))\" x2=\"\(Self.f(x0))\" y2=\"\(Self.f(lanesBottom))\" "
-                    + "stroke=\"#7a4fb0\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n"
+                    "<text x=\"\(Self.f(x0 + 6))\" y=\"\(Self.f(top + height - 8))\" font-size=\"13\" font-weight=\"bold\" "
+                    + "fill=\"#3b2a5c\" stroke=\"\(colour)\" stroke-width=\"3\" paint-order=\"stroke\">"
+                    + "\(Self.escape(label))</text>\n"
             }
-            out +=
-                "<text x=\"\(Self.f(x0 + 6))\" y=\"\(Self.f(top + height - 8))\" font-size=\"13\" font-weight=\"bold\" "
-                + "fill=\"#3b2a5c\">\(Self.escape(stretch.label))</text>\n"
         }
         out += laneLabel("tempo", top: top, height: height)
         return out
+    }
+
+    /// A dashed line through every lane where a stretch of the tempo starts within the range, drawn over
+    /// the lanes' backgrounds.
+    private func drawTempoChanges() -> String {
+        var out = ""
+        for stretch in laneStretches() where stretch.from > series.from && stretch.from < series.to {
+            let px = Self.f(x(stretch.from))
+            out +=
+                "<line x1=\"\(px)\" y1=\"\(Self.f(tempoTop))\" x2=\"\(px)\" y2=\"\(Self.f(lanesBottom))\" "
+                + "stroke=\"#7a4fb0\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n"
+        }
+        return out
+    }
+
+    /// A moving stretch's tempo as a step curve across the lane, its lowest tempo at the bottom and its
+    /// highest at the top, clipped to [`x0`, `x1`].
+    private func drawTempoCurve(_ stretch: LaneStretch, from x0: Double, to x1: Double, top: Double, height: Double)
+        -> String
+    {
+        guard stretch.steps.count > 1 else { return "" }
+        let bpms = stretch.steps.map(\.bpm)
+        let low = bpms.min() ?? 0
+        let high = bpms.max() ?? 0
+        func y(_ bpm: Double) -> Double {
+            high - low > 1e-9 ? top + height - 3 - (bpm - low) / (high - low) * (height - 6) : top + height / 2
+        }
+        var path = ""
+        for (index, step) in stretch.steps.enumerated() {
+            let end = index + 1 < stretch.steps.count ? stretch.steps[index + 1].time : stretch.to
+            let start = max(x0, x(index == 0 ? stretch.from : step.time))
+            let stop = min(x1, x(end))
+            guard stop >= start else { continue }
+            let level = Self.f(y(step.bpm))
+            path += path.isEmpty ? "M\(Self.f(start)) \(level)" : " V\(level)"
+            path += " H\(Self.f(stop))"
+        }
+        guard !path.isEmpty else { return "" }
+        return "<path d=\"\(path)\" fill=\"none\" stroke=\"#7a4fb0\" stroke-width=\"1.5\" stroke-opacity=\"0.8\"/>\n"
     }
 
     private func drawWaveform(left: Double, right: Double) -> String {
@@ -304,7 +376,7 @@ public struct BeatPlot: Sendable {
         legend +=
             "<text x=\"\(layout.left + 94)\" y=\"\(Self.f(y))\" font-size=\"12\" fill=\"#1d2733\">"
             + Self.escape(barText) + "</text>\n"
-        if tempoStretches().contains(where: { $0.from > series.from && $0.from < series.to }) {
+        if laneStretches().contains(where: { $0.from > series.from && $0.from < series.to }) {
             legend +=
                 "<line x1=\"\(layout.width - layout.right - 250)\" y1=\"\(Self.f(y - 4))\" "
                 + "x2=\"\(layout.width - layout.right - 232)\" y2=\"\(Self.f(y - 4))\" stroke=\"#7a4fb0\" stroke-width=\"2\" "

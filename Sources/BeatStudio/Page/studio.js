@@ -2,7 +2,7 @@
 // beatmap studio: the page. Plain JavaScript, no framework, nothing from outside this server.
 // Every change to the map is made by the server (POST /api/edit), so the page and the library share one
 // code path; the page only draws, plays and sends keys.
-import { PlaybackClock, firstAtOrAfter, barPositions } from "/clock.js";
+import { PlaybackClock, firstAtOrAfter, barPositions, tempoStretches, bpmText, stretchLabel } from "/clock.js";
 
 const LOOKAHEAD = 0.3; // seconds of clicks scheduled ahead on the audio clock
 const TICK_MS = 25; // how often the scheduler refills
@@ -16,6 +16,7 @@ const state = {
   mapText: "",
   map: null,
   bars: [],
+  stretches: [], // the tempo as drawn: steady segments, and runs of short ones as one moving stretch
   peaks: null,
   buffer: null,
   duration: 0,
@@ -225,6 +226,7 @@ function setMap(text, { dirty = true, keepUndo = false } = {}) {
   state.map = JSON.parse(text);
   state.map.beats = state.map.beats || [];
   state.bars = barPositions(state.map);
+  state.stretches = tempoStretches(state.map);
   state.dirty = dirty;
   $("undo").disabled = state.undo.length === 0;
   fillMeter();
@@ -420,11 +422,16 @@ function drawOverview() {
   const viewWidth = detail.width * state.view.secondsPerPixel;
   g.fillStyle = "rgba(255,255,255,0.08)";
   g.fillRect(state.view.start / spp, 0, Math.max(2, viewWidth / spp), height);
-  // Tempo segments and findings.
-  for (const segment of (state.map && state.map.tempo) || []) {
-    g.fillStyle = "#ffb347";
-    g.fillRect(segment.time / spp, 0, 1 * ratio, 8 * ratio);
+  // Tempo: a tick where each stretch starts; a tempo that moves beat by beat as a bar along its span.
+  g.fillStyle = "#ffb347";
+  for (const stretch of state.stretches) {
+    g.fillRect(stretch.at / spp, 0, 1 * ratio, 8 * ratio);
+    if (stretch.moving) {
+      const to = Math.min(stretch.to, state.duration);
+      g.fillRect(stretch.at / spp, 0, Math.max(ratio, (to - stretch.at) / spp), 3 * ratio);
+    }
   }
+  // Findings.
   for (const finding of (state.findings && state.findings.findings) || []) {
     const t = findingTime(finding);
     if (t === null) continue;
@@ -455,14 +462,21 @@ function drawDetail() {
   const beats = state.map.beats;
   const end = start + width * spp;
   g.font = `${11 * ratio}px ui-monospace, monospace`;
-  // Tempo segments.
-  for (const segment of state.map.tempo || []) {
-    const x = (segment.time + shift - start) / spp;
-    if (x < -200 * ratio || x > width) continue;
-    g.fillStyle = "#ffb347";
-    g.fillRect(x, 0, ratio, height);
-    const meter = segment.beatsPerBar ? `, ${segment.beatsPerBar} per bar` : "";
-    g.fillText(`${segment.bpm} BPM${meter}`, x + 4 * ratio, 12 * ratio);
+  // Tempo: a line where each stretch starts, and its label, kept in view while the stretch is and cut
+  // where the next begins (a tempo followed beat by beat is one stretch: one label, no line per beat).
+  g.fillStyle = "#ffb347";
+  for (const stretch of state.stretches) {
+    const x0 = (stretch.at + shift - start) / spp;
+    const x1 = (stretch.to + shift - start) / spp;
+    if (x1 < 0 || x0 > width) continue;
+    if (x0 >= 0) g.fillRect(x0, 0, ratio, height);
+    const left = Math.max(x0, 0);
+    g.save();
+    g.beginPath();
+    g.rect(left, 0, Math.min(x1, width) - left, 16 * ratio);
+    g.clip();
+    g.fillText(stretchLabel(stretch), left + 4 * ratio, 12 * ratio);
+    g.restore();
   }
   // Beats: bars' first beats (known only with beatsPerBar) bold and numbered.
   const stride = Math.max(1, Math.ceil((3 * ratio) / Math.max(1e-9, averageInterval() / spp)));
@@ -558,7 +572,7 @@ function updateReadout() {
   $("beat-readout").textContent = beats.length ? `beat ${Math.max(0, index + 1)}/${beats.length}` : "";
   const bar = index >= 0 ? state.bars[index] : null;
   $("bar-readout").textContent = bar ? `bar ${bar.bar}.${bar.beat}` : "";
-  $("bpm-readout").textContent = bar ? `${bar.bpm} BPM` : (beats.length > 1 ? `${(60 / averageInterval()).toFixed(1)} BPM` : "");
+  $("bpm-readout").textContent = bar ? `${bpmText(bar.bpm)} BPM` : (beats.length > 1 ? `${(60 / averageInterval()).toFixed(1)} BPM` : "");
   const pulse = $("pulse");
   const lit = index >= 0 && p - beats[index] < 0.12 && clock.isPlaying;
   pulse.className = "pulse" + (lit ? " on" : "") + (lit && bar && bar.beat === 1 ? " down" : "");
