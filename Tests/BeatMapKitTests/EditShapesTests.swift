@@ -81,6 +81,68 @@ struct EditShapesTests {
         #expect(positions.prefix(8) == [nil, 1, 2, 3, 1, 2, 3, 1])
     }
 
+    /// Eight beats on one grid at 120 BPM from 0.5 s in bars of 4, then 16 followed beats from 4.5 s,
+    /// each its own segment (bars of 4 on the segments that start a bar): a band that drifts after a
+    /// steady intro.
+    static func steadyThenFollowed() -> BeatMap {
+        var map = followed(count: 16, start: 4.5, firstDownbeat: 0)
+        map.beats = (0..<8).map { 0.5 + Double($0) * 0.5 } + map.beats
+        map.tempo = [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)] + (map.tempo ?? [])
+        return map
+    }
+
+    @Test("a bar move at a time in followed beats moves the bars of the whole run, not of one beat's segment")
+    func shiftBarsAtATimeInARun() throws {
+        let map = Self.steadyThenFollowed()
+        #expect(try Self.errors(map) == [])
+        // The studio's bars buttons send the playhead's time; the segment there is one beat long.
+        let moved = try BeatMapEditor.apply(.shiftBars(beats: 1, segment: .at(7.0)), to: map).map
+        #expect(try Self.errors(moved) == [])
+        #expect(moved.beats == map.beats)
+        #expect(moved.tempo?.first == map.tempo?.first)
+        let positions = BarPositions.positions(of: moved)
+        #expect(positions.prefix(8) == [1, 2, 3, 4, 1, 2, 3, 4])
+        // The run's first beat counts on from the intro's bars; its downbeats are one beat later.
+        #expect(positions.dropFirst(8).prefix(6) == [1, 1, 2, 3, 4, 1])
+        let runDownbeats = (8..<24).filter { positions[$0] == 1 && $0 > 8 }
+        #expect(runDownbeats == [9, 13, 17, 21])
+    }
+
+    @Test("a meter set at a time in followed beats applies to the whole run from its first downbeat")
+    func meterAtATimeInARun() throws {
+        let map = Self.steadyThenFollowed()
+        let waltz = try BeatMapEditor.apply(.beatsPerBar(3, segment: .at(7.0)), to: map).map
+        #expect(try Self.errors(waltz) == [])
+        let positions = BarPositions.positions(of: waltz)
+        #expect(positions.prefix(8) == [1, 2, 3, 4, 1, 2, 3, 4])
+        #expect(Array(positions.dropFirst(8)) == (0..<16).map { $0 % 3 + 1 })
+        #expect(waltz.tempo?.first == map.tempo?.first)
+    }
+
+    @Test("a bar move at a time in a followed run whose bars count on from the segment before it")
+    func shiftBarsInARunCountingOn() throws {
+        var map = Self.steadyThenFollowed()
+        map.tempo = map.tempo?.enumerated().map { index, segment in
+            var copy = segment
+            if index > 0 { copy.beatsPerBar = nil }
+            return copy
+        }
+        #expect(BarPositions.positions(of: map) == (0..<24).map { $0 % 4 + 1 })
+        let moved = try BeatMapEditor.apply(.shiftBars(beats: -1, segment: .at(7.0)), to: map).map
+        #expect(try Self.errors(moved) == [])
+        #expect(Array(BarPositions.positions(of: moved).dropFirst(8).prefix(5)) == [1, 2, 3, 1, 2])
+    }
+
+    @Test("a bar move at a time in a steady segment moves that segment's anchor only")
+    func shiftBarsAtATimeInASteadySegment() throws {
+        let map = Self.steadyThenFollowed()
+        let moved = try BeatMapEditor.apply(.shiftBars(beats: 1, segment: .at(1.0)), to: map).map
+        #expect(moved.tempo?.first?.time == 1.0)
+        #expect(moved.tempo?.dropFirst() == map.tempo?.dropFirst())
+        // The first segment holds the beat before its anchor too: the last of a bar.
+        #expect(BarPositions.positions(of: moved).prefix(8) == [4, 1, 2, 3, 4, 1, 2, 3])
+    }
+
     @Test("validate --fix's bar shift is the edit's: a followed map's bars two beats later")
     func followedShiftFromTheStart() throws {
         // The first downbeat on beat 0 with the map starting near 0 s: bars two beats later cannot be

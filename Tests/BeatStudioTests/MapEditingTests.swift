@@ -46,6 +46,21 @@ struct MapEditingTests {
         #expect(shifted.beats == map.beats)
     }
 
+    @Test("the bars buttons and the meter at the playhead of a followed map apply to its whole run of beats")
+    func followedBars() throws {
+        // A segment a beat, bars of 4 on the segments that start one (as `analyze` writes a live band).
+        let beats = (0..<16).map { 0.5 + Double($0) * 0.5 }
+        let followed = BeatMap(
+            audio: AudioReference(duration: 10),
+            tempo: beats.indices.map { TempoSegment(time: beats[$0], bpm: 120, beatsPerBar: $0 % 4 == 0 ? 4 : nil) },
+            beats: beats)
+        let later = try editor.apply(.barPhase(beats: 1, at: 3.2), to: followed)
+        // The first beat's segment is one beat long and cannot start a bar: the bars start on the second.
+        #expect(BarPositions.positions(of: later) == [nil] + (0..<15).map { $0 % 4 + 1 })
+        let waltz = try editor.apply(.meter(beatsPerBar: 3, at: 3.2), to: followed)
+        #expect(BarPositions.positions(of: waltz) == (0..<16).map { $0 % 3 + 1 })
+    }
+
     @Test("½ a beat moves every beat and the anchor half a beat later, and −½ back")
     func halfBeat() throws {
         let moved = try editor.apply(.shiftBeats(fraction: 0.5), to: map)

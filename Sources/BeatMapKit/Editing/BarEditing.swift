@@ -5,19 +5,47 @@ import Foundation
 /// Meter and bar-phase edits (``BeatMapEditor``'s `beatsPerBar` and `shiftBars`), written the way the
 /// format defines bars (``BarPositions``): a segment with `beatsPerBar` has a downbeat at its `time`.
 enum BarEditing {
-    /// The segment index `choice` names in `grid`.
-    static func index(_ choice: SegmentChoice, in grid: TempoGrid) throws(BeatMapEditError) -> Int? {
+    /// The segments `choice` names in `grid`, as indices (`nil`: the whole map). A time names the tempo
+    /// playing then: its segment, or the whole run when that segment is one of a run of short ones
+    /// (a tempo followed beat by beat, ``TempoStretch``), whose bars are one thing to a mapper.
+    static func range(_ choice: SegmentChoice, in grid: TempoGrid, beats: [Double]) throws(BeatMapEditError)
+        -> ClosedRange<Int>?
+    {
         switch choice {
         case .all: return nil
         case .index(let index):
             guard grid.segments.indices.contains(index) else {
                 throw .noSuchSegment(index: index, count: grid.segments.count)
             }
-            return index
+            return index...index
         case .at(let time):
             guard time.isFinite else { throw .invalidValue("the time must be a finite number of seconds") }
-            return grid.segmentIndex(at: time)
+            let index = grid.segmentIndex(at: time)
+            return TempoStretch.runs(of: grid, beats: beats).first { $0.contains(index) } ?? index...index
         }
+    }
+
+    /// The number of the first downbeat among the beats of segments `range` (``BarPositions``).
+    static func firstDownbeat(of map: BeatMap, in range: ClosedRange<Int>, grid: TempoGrid, numbered: NumberedBeats)
+        -> Int?
+    {
+        let positions = BarPositions.positions(of: map)
+        for (index, time) in numbered.times.enumerated() where time.isFinite && positions[index] == 1 {
+            let segment = grid.segmentIndex(at: time)
+            if segment > range.upperBound { break }
+            if range.contains(segment) { return numbered.numbers[index] }
+        }
+        return nil
+    }
+
+    /// The number of the first beat of segments `range`, or where the first segment's anchor falls.
+    static func firstBeat(in range: ClosedRange<Int>, grid: TempoGrid, numbered: NumberedBeats) -> Int {
+        for (index, time) in numbered.times.enumerated() where time.isFinite {
+            let segment = grid.segmentIndex(at: time)
+            if segment > range.upperBound { break }
+            if range.contains(segment) { return numbered.numbers[index] }
+        }
+        return Int(numbered.number(at: grid.segments[range.lowerBound].time).rounded())
     }
 
     /// The map's tempo map, sorted, or an error saying what needs one.
@@ -33,15 +61,25 @@ enum BarEditing {
     {
         let grid = try grid(map, for: "it has no bars to set")
         var edited = map
-        if let index = try index(choice, in: grid) {
+        let range = try range(choice, in: grid, beats: map.beats)
+        if let range, range.count == 1 {
             edited.tempo = grid.segments
-            edited.tempo?[index].beatsPerBar = perBar
+            edited.tempo?[range.lowerBound].beatsPerBar = perBar
             return edited
         }
         let numbered = NumberedBeats(map)
         guard !numbered.times.isEmpty else { throw .wouldBreak("the map has no beats to lay bars over") }
-        let downbeat = numbered.firstDownbeat(of: map) ?? Int(numbered.number(at: grid.segments[0].time).rounded())
-        edited.tempo = try barred(grid.segments, numbered: numbered, perBar: perBar, downbeat: downbeat)
+        let downbeat: Int
+        if let range {
+            // A run of short segments: bars from its first downbeat, or from its first beat.
+            downbeat =
+                firstDownbeat(of: map, in: range, grid: grid, numbered: numbered)
+                ?? firstBeat(in: range, grid: grid, numbered: numbered)
+        } else {
+            downbeat =
+                numbered.firstDownbeat(of: map) ?? Int(numbered.number(at: grid.segments[0].time).rounded())
+        }
+        edited.tempo = try barred(grid.segments, numbered: numbered, perBar: perBar, downbeat: downbeat, within: range)
         return edited
     }
 
@@ -52,29 +90,44 @@ enum BarEditing {
         -> BeatMap
     {
         let grid = try grid(map, for: "it has no bar lines to move")
-        if let index = try index(choice, in: grid) { return try shifted(map, grid, segment: index, by: beats) }
-        let meters = Set(grid.segments.compactMap(\.beatsPerBar))
-        guard let perBar = meters.first else { throw .noMeter("to move: set the meter first") }
+        let range = try range(choice, in: grid, beats: map.beats)
+        if let range, range.count == 1 { return try shifted(map, grid, segment: range.lowerBound, by: beats) }
+        let chosen = range.map { Array(grid.segments[$0]) } ?? grid.segments
+        var meters = Set(chosen.compactMap(\.beatsPerBar))
+        if meters.isEmpty, let range,
+            let counted = grid.segments[..<range.lowerBound].last(where: { $0.beatsPerBar != nil })?.beatsPerBar
+        {
+            // A run whose bars count on from the segment before it.
+            meters = [counted]
+        }
+        let place = range == nil ? "" : " in the tempo at that time"
+        guard let perBar = meters.first else { throw .noMeter("to move\(place): set the meter first") }
         guard meters.count == 1 else {
             throw .invalidValue(
-                "the map's segments have different meters (\(meters.sorted().map(String.init).joined(separator: ", "))); move the bars of one segment"
+                "the \(range == nil ? "map's segments" : "segments there") have different meters (\(meters.sorted().map(String.init).joined(separator: ", "))); move the bars of one segment"
             )
         }
         let numbered = NumberedBeats(map)
-        guard let downbeat = numbered.firstDownbeat(of: map) else { throw .noMeter("to move: set the meter first") }
+        let first =
+            range.map { firstDownbeat(of: map, in: $0, grid: grid, numbered: numbered) }
+            ?? numbered.firstDownbeat(of: map)
+        guard let downbeat = first else { throw .noMeter("to move\(place): set the meter first") }
         guard beats % perBar != 0 else { return map }
         var edited = map
-        edited.tempo = try barred(grid.segments, numbered: numbered, perBar: perBar, downbeat: downbeat + beats)
+        edited.tempo = try barred(
+            grid.segments, numbered: numbered, perBar: perBar, downbeat: downbeat + beats, within: range)
         return edited
     }
 
-    /// ``laidOut(_:numbered:perBar:downbeat:)``, or an error when no segment can carry the bars (none
-    /// anchored on a downbeat, and the first too short to anchor on one of its own).
-    static func barred(_ segments: [TempoSegment], numbered: NumberedBeats, perBar: Int, downbeat: Int)
-        throws(BeatMapEditError) -> [TempoSegment]
-    {
-        let result = laidOut(segments, numbered: numbered, perBar: perBar, downbeat: downbeat)
-        guard result.contains(where: { $0.beatsPerBar != nil }) else {
+    /// ``laidOut(_:numbered:perBar:downbeat:within:)``, or an error when no segment can carry the bars
+    /// (none anchored on a downbeat, and the first too short to anchor on one of its own).
+    static func barred(
+        _ segments: [TempoSegment], numbered: NumberedBeats, perBar: Int, downbeat: Int,
+        within range: ClosedRange<Int>? = nil
+    ) throws(BeatMapEditError) -> [TempoSegment] {
+        let result = laidOut(segments, numbered: numbered, perBar: perBar, downbeat: downbeat, within: range)
+        let laid = range.map { Array(result[$0]) } ?? result
+        guard laid.contains(where: { $0.beatsPerBar != nil }) else {
             throw .wouldBreak(
                 "no tempo segment would start on a downbeat, so the map could not say where its bars are; set the meter of one segment (--segment)"
             )
@@ -106,21 +159,23 @@ enum BarEditing {
         throw .wouldBreak("\(Describe.segment(index)) is too short to move its bar lines")
     }
 
-    /// `segments` with bars of `perBar` beats whose downbeats are the beats numbered `downbeat` + k ·
+    /// `segments` (those of `range` only, when given; the rest unchanged) with bars of `perBar` beats
+    /// whose downbeats are the beats numbered `downbeat` + k ·
     /// `perBar`: the first segment anchored on its first downbeat (or the downbeat its grid puts before
     /// its first beat, when it has none; with none before 0 s nor inside it, the first segment gets no
     /// bars), a later one given `perBar` when its anchor is a downbeat beat and none otherwise (it
     /// counts on).
-    static func laidOut(_ segments: [TempoSegment], numbered: NumberedBeats, perBar: Int, downbeat: Int)
-        -> [TempoSegment]
-    {
+    static func laidOut(
+        _ segments: [TempoSegment], numbered: NumberedBeats, perBar: Int, downbeat: Int,
+        within range: ClosedRange<Int>? = nil
+    ) -> [TempoSegment] {
         func isDownbeat(_ index: Int) -> Bool {
             let offset = numbered.numbers[index] - downbeat
             return (offset % perBar + perBar) % perBar == 0
         }
         var result = segments
         let times = numbered.times
-        for index in result.indices {
+        for index in range.map({ Array($0) }) ?? Array(result.indices) {
             let start = index == 0 ? -Double.infinity : segments[index].time - 1e-6
             let end = index + 1 < segments.count ? segments[index + 1].time - 1e-6 : Double.infinity
             let first = SortedSearch.lowerBound(times, start)

@@ -69,7 +69,8 @@ public enum SegmentChoice: Sendable, Equatable {
     case all
     /// The segment at this index of the map's `tempo` (0 = the first).
     case index(Int)
-    /// The segment playing at this time (seconds).
+    /// The tempo playing at this time (seconds): its segment, or, when that segment is one of a run of
+    /// segments each shorter than a bar (a tempo followed beat by beat, ``TempoStretch``), the whole run.
     case at(TimeInterval)
 }
 

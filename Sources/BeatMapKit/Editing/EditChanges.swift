@@ -24,7 +24,7 @@ enum EditChanges {
         switch choice {
         case .all: return ""
         case .index(let index): return " in \(Describe.segment(index))"
-        case .at(let time): return " in the tempo segment at \(seconds(time))"
+        case .at(let time): return " in the tempo at \(seconds(time))"
         }
     }
 

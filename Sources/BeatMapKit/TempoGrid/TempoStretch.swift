@@ -49,22 +49,31 @@ public struct TempoStretch: Sendable, Equatable {
         let usable = (map.tempo ?? []).filter { $0.time.isFinite && $0.bpm.isFinite && $0.bpm > 0 }
         guard let grid = TempoGrid(segments: usable) else { return [] }
         let segments = grid.segments
-        // The map's beats in each segment.
-        var counts = [Int](repeating: 0, count: segments.count)
-        for beat in map.beats where beat.isFinite {
-            counts[grid.segmentIndex(at: beat)] += 1
-        }
-        let short = counts.map { $0 < shortSegmentBeats }
         var result: [TempoStretch] = []
+        for run in runs(of: grid, beats: map.beats) {
+            let start = result.isEmpty ? 0 : segments[run.lowerBound].time
+            let stop =
+                run.upperBound + 1 < segments.count
+                ? segments[run.upperBound + 1].time : max(end, segments[run.upperBound].time)
+            result.append(TempoStretch(from: start, to: stop, segments: Array(segments[run])))
+        }
+        return result
+    }
+
+    /// The stretches of `grid`'s segments as index ranges, in order and covering every segment: a run
+    /// of two or more segments each holding fewer than ``shortSegmentBeats`` of `beats`, or one segment.
+    static func runs(of grid: TempoGrid, beats: [Double]) -> [ClosedRange<Int>] {
+        let count = grid.segments.count
+        var held = [Int](repeating: 0, count: count)
+        for beat in beats where beat.isFinite { held[grid.segmentIndex(at: beat)] += 1 }
+        var result: [ClosedRange<Int>] = []
         var index = 0
-        while index < segments.count {
+        while index < count {
             var last = index
-            if short[index] {
-                while last + 1 < segments.count && short[last + 1] { last += 1 }
+            if held[index] < shortSegmentBeats {
+                while last + 1 < count && held[last + 1] < shortSegmentBeats { last += 1 }
             }
-            let start = result.isEmpty ? 0 : segments[index].time
-            let stop = last + 1 < segments.count ? segments[last + 1].time : max(end, segments[last].time)
-            result.append(TempoStretch(from: start, to: stop, segments: Array(segments[index...last])))
+            result.append(index...last)
             index = last + 1
         }
         return result
