@@ -220,6 +220,23 @@ struct EditShapesTests {
         #expect(doubled.beats.count >= 2 * map.beats.count - 1)
     }
 
+    @Test("½ on a followed map gives a segment per kept beat, none of them holding no beat")
+    func halfOnFollowed() throws {
+        let map = Self.followed()
+        let halved = try BeatMapEditor.apply(.metricLevel(.half), to: map).map
+        #expect(try Self.errors(halved) == [])
+        #expect(halved.beats.count == 12)
+        // Session 99: each odd beat's segment moved back onto the even beat before it, a fraction of a
+        // millisecond after that beat's own segment: 23 segments for 12 beats, 11 of them empty.
+        // (The last odd beat's segment still moves on to the point after the last beat.)
+        let last = try #require(halved.beats.last)
+        let tempo = try #require(halved.tempo).filter { $0.time <= last }
+        #expect(tempo.count == halved.beats.count)
+        #expect(zip(tempo, halved.beats).allSatisfy { abs($0.time - $1) < 1e-6 })
+        let back = try BeatMapEditor.apply(.metricLevel(.double), to: halved).map
+        #expect(try Self.errors(back) == [])
+    }
+
     @Test("a nudge drops the beats it moves out of the track, as a beat shift does")
     func nudgeAtTheStart() throws {
         let map = Self.followed(start: 0, firstDownbeat: 0)

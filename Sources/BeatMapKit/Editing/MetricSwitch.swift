@@ -170,12 +170,18 @@ enum MetricSwitch {
                 let later = segment.time + (steps.rounded(.up) * Double(p) - units) / Double(q) * segment.beatLength
                 let earlier = segment.time + (steps.rounded(.down) * Double(p) - units) / Double(q) * segment.beatLength
                 let previous = result.last?.segment.time ?? -Double.infinity
+                let earlierNumber = Double(reference) + steps.rounded(.down) * Double(p) / Double(q)
                 if later < next - 1e-6 {
                     moved.time = NumberFormatting.roundedToMicroseconds(later)
                     number = Double(reference) + steps.rounded(.up) * Double(p) / Double(q)
-                } else if index == 0 || earlier > previous + 1e-6, earlier >= 0 {
+                } else if index == 0 || earlier > previous + 1e-6, earlier >= 0,
+                    // The point before is the previous anchor's own (a followed map's odd beat at ½:
+                    // its segment holds no point of the new level): an anchor there would start a
+                    // segment of no beats a fraction of a millisecond after it.
+                    result.last.map({ abs($0.number - earlierNumber) > 1e-9 }) ?? true
+                {
                     moved.time = NumberFormatting.roundedToMicroseconds(earlier)
-                    number = Double(reference) + steps.rounded(.down) * Double(p) / Double(q)
+                    number = earlierNumber
                 } else {
                     continue  // no point of the new level inside this segment: the previous one runs on
                 }
