@@ -79,4 +79,30 @@ struct MapEditingTests {
         #expect(laid.beats.contains(1.6))
         #expect(throws: MapEditError.self) { try editor.apply(.tempo(bpm: 1000, anchor: 1), to: map) }
     }
+
+    @Test("a tapped tempo on a followed map lays its whole run out again as one segment")
+    func tempoOnFollowed() throws {
+        // Eight steady beats, then twelve followed ones speeding up, each its own segment.
+        var beats = (0..<8).map { 0.5 + Double($0) * 0.5 }
+        var tempo = [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4)]
+        var t = 4.5
+        for index in 0..<12 {
+            let bpm = 120 + Double(index)
+            tempo.append(TempoSegment(time: t, bpm: bpm, beatsPerBar: index % 4 == 0 ? 4 : nil))
+            beats.append(t)
+            t = NumberFormatting.roundedToMicroseconds(t + 60 / bpm)
+        }
+        let followed = BeatMap(audio: AudioReference(duration: 12), tempo: tempo, beats: beats)
+        // Session 99: only the one-beat segment at the tap was laid out again, a beat 1 ms from the next.
+        let laid = try editor.apply(.tempo(bpm: 126, anchor: 6.0), to: followed)
+        let segments = try #require(laid.tempo)
+        #expect(segments.count == 2)
+        #expect(segments.first == tempo.first)
+        #expect(segments.last?.bpm == 126)
+        #expect(segments.last?.beatsPerBar == 4)
+        #expect(laid.beats.prefix(8) == beats.prefix(8))
+        #expect(laid.beats.contains(6.0))
+        let report = Validator().validate(bytes: Array(try BeatMapCodec.encode(laid).utf8), path: "laid.beatmap.json")
+        #expect(report.findings.filter { $0.severity == .error }.isEmpty)
+    }
 }

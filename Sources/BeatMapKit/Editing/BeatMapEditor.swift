@@ -172,9 +172,13 @@ public enum BeatMapEditor {
         return edited
     }
 
-    /// The segment at `anchor` laid out again: its beats replaced by a grid of `bpm` through `anchor`
-    /// over the same span (the whole track when the map has no tempo map), its anchor moved to the grid
-    /// point nearest the old one.
+    /// The tempo at `anchor` laid out again: its beats replaced by a grid of `bpm` through `anchor` over
+    /// the same span (the whole track when the map has no tempo map). The tempo there is the segment at
+    /// `anchor`, or, when that segment is one of a run of segments each shorter than a bar (a tempo
+    /// followed beat by beat, ``TempoStretch``), the whole run, which becomes one segment. The new
+    /// segment's anchor is the first new beat (the grid point nearest the old anchor, or the run's
+    /// first downbeat, for the map's first segment); it keeps the segment's beats per bar (a run's
+    /// first).
     static func retimed(_ map: BeatMap, bpm: Double, anchor: TimeInterval) throws(BeatMapEditError) -> BeatMap {
         guard bpm.isFinite, bpmRange.contains(bpm) else {
             throw .invalidValue("the tempo must be from \(Int(bpmRange.lowerBound)) to \(Int(bpmRange.upperBound)) BPM")
@@ -183,10 +187,13 @@ public enum BeatMapEditor {
             throw .invalidValue("the tempo's anchor must be inside the track")
         }
         let length = 60 / bpm
-        let segments = map.tempo.flatMap(TempoGrid.init(segments:))?.segments ?? []
-        let index = TempoGrid(segments: segments)?.segmentIndex(at: anchor) ?? 0
-        let spanStart = index > 0 ? segments[index].time : 0
-        let spanEnd = index + 1 < segments.count ? segments[index + 1].time : map.audio.duration
+        let grid = map.tempo.flatMap(TempoGrid.init(segments:))
+        let segments = grid?.segments ?? []
+        let index = grid?.segmentIndex(at: anchor) ?? 0
+        let run = grid.flatMap { grid in TempoStretch.runs(of: grid, beats: map.beats).first { $0.contains(index) } }
+            ?? index...index
+        let spanStart = run.lowerBound > 0 ? segments[run.lowerBound].time : 0
+        let spanEnd = run.upperBound + 1 < segments.count ? segments[run.upperBound + 1].time : map.audio.duration
         let kept = map.beats.filter { $0 < spanStart || $0 >= spanEnd }
         var first = anchor - ((anchor - spanStart) / length).rounded(.down) * length
         if first < spanStart { first += length }
@@ -204,13 +211,15 @@ public enum BeatMapEditor {
         if segments.isEmpty {
             edited.tempo = [TempoSegment(time: firstLaid, bpm: bpm)]
         } else {
-            var segment = segments[index]
-            let old = segment.time
+            let members = segments[run]
+            var segment = segments[run.lowerBound]
+            let metered = members.first { $0.beatsPerBar != nil }
+            let old = metered?.time ?? segment.time
             let nearest = laid.min { abs($0 - old) < abs($1 - old) } ?? firstLaid
-            segment.time = index > 0 ? firstLaid : nearest
+            segment.time = run.lowerBound > 0 ? firstLaid : nearest
             segment.bpm = NumberFormatting.roundedToMicroseconds(bpm)
-            edited.tempo = segments
-            edited.tempo?[index] = segment
+            segment.beatsPerBar = metered?.beatsPerBar
+            edited.tempo = Array(segments[..<run.lowerBound]) + [segment] + Array(segments[(run.upperBound + 1)...])
         }
         return edited
     }
