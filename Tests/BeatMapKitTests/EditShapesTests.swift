@@ -220,14 +220,20 @@ struct EditShapesTests {
         #expect(doubled.beats.count >= 2 * map.beats.count - 1)
     }
 
-    @Test("½ on a followed map gives a segment per kept beat, none of them holding no beat")
-    func halfOnFollowed() throws {
-        let map = Self.followed()
+    @Test(
+        "½ on a followed map gives a segment per kept beat, none of them holding no beat",
+        arguments: [0.9999, 1.0, 1.0001])
+    func halfOnFollowed(scale: Double) throws {
+        // Each segment's tempo a little slower, as written, or a little faster than its interval says:
+        // an odd beat's grid then puts the point after it just after or just before the next beat.
+        var map = Self.followed()
+        map.tempo = map.tempo?.map { TempoSegment(time: $0.time, bpm: $0.bpm * scale, beatsPerBar: $0.beatsPerBar) }
         let halved = try BeatMapEditor.apply(.metricLevel(.half), to: map).map
         #expect(try Self.errors(halved) == [])
         #expect(halved.beats.count == 12)
         // Session 99: each odd beat's segment moved back onto the even beat before it, a fraction of a
-        // millisecond after that beat's own segment: 23 segments for 12 beats, 11 of them empty.
+        // millisecond after that beat's own segment, or on to the next, just before that one's: 23
+        // segments for 12 beats, 11 of them empty.
         // (The last odd beat's segment still moves on to the point after the last beat.)
         let last = try #require(halved.beats.last)
         let tempo = try #require(halved.tempo).filter { $0.time <= last }

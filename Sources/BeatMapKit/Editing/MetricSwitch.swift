@@ -171,9 +171,15 @@ enum MetricSwitch {
                 let earlier = segment.time + (steps.rounded(.down) * Double(p) - units) / Double(q) * segment.beatLength
                 let previous = result.last?.segment.time ?? -Double.infinity
                 let earlierNumber = Double(reference) + steps.rounded(.down) * Double(p) / Double(q)
-                if later < next - 1e-6 {
+                let laterNumber = Double(reference) + steps.rounded(.up) * Double(p) / Double(q)
+                // The point after is the next anchor's own when the next segment starts on it; an anchor
+                // there, as this segment's grid puts it, would start a segment of no beats just before.
+                let nextIsThere =
+                    index + 1 < segments.count
+                    && abs(numbered.number(at: segments[index + 1].time) - laterNumber) < 1e-6
+                if later < next - 1e-6, !nextIsThere {
                     moved.time = NumberFormatting.roundedToMicroseconds(later)
-                    number = Double(reference) + steps.rounded(.up) * Double(p) / Double(q)
+                    number = laterNumber
                 } else if index == 0 || earlier > previous + 1e-6, earlier >= 0,
                     // The point before is the previous anchor's own (a followed map's odd beat at ½:
                     // its segment holds no point of the new level): an anchor there would start a

@@ -608,8 +608,13 @@ function segmentAt(t) {
 }
 
 function fillMeter() {
+  // The segment's own meter, or the one its beats count on in (a followed map gives beatsPerBar on
+  // the segments that start a bar only).
   const segment = segmentAt(position());
-  $("meter").value = segment && segment.beatsPerBar ? String(segment.beatsPerBar) : "";
+  const beats = state.map ? state.map.beats : [];
+  const bar = state.bars[Math.max(0, firstAtOrAfter(beats, position() + 1e-6) - 1)];
+  const perBar = (segment && segment.beatsPerBar) || (bar && bar.perBar);
+  $("meter").value = perBar ? String(perBar) : "";
 }
 
 function fillMetricButtons() {
