@@ -129,7 +129,7 @@ enum BarEditing {
         let laid = range.map { Array(result[$0]) } ?? result
         guard laid.contains(where: { $0.beatsPerBar != nil }) else {
             throw .wouldBreak(
-                "no tempo segment would start on a downbeat, so the map could not say where its bars are; set the meter of one segment (--segment)"
+                "no tempo segment would start on a downbeat, so the map could not say where its bars are; set the meter of one segment instead"
             )
         }
         return result
