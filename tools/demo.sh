@@ -24,5 +24,6 @@ echo "== beatmap render                            (music + a click on every bea
 "$BIN" render --force Audio/demo-120.ogg out/maps/demo-120.beatmap.json -o out/demo-120-clicks.wav
 echo "== beatmap plot"
 "$BIN" plot --force Audio/demo-tempo-change.flac out/maps/demo-tempo-change.beatmap.json -o out/demo-tempo-change.svg
-echo "Done. Listen to out/demo-120-clicks.wav, open out/demo-tempo-change.svg, or run:"
+"$BIN" plot --force Audio/demo-drift.ogg out/maps/demo-drift.beatmap.json -o out/demo-drift.svg
+echo "Done. Listen to out/demo-120-clicks.wav, open out/demo-tempo-change.svg and out/demo-drift.svg, or run:"
 echo "  $BIN preview Audio/demo-120.ogg out/maps/demo-120.beatmap.json"

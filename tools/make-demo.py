@@ -108,35 +108,55 @@ def midi(note):
 
 def render(segments, seconds, seed, swing=0.0):
     """segments: list of (start_time, bpm, beats, beats_per_bar). Returns (track, beat_times)."""
+    played = []
+    for start, bpm, count, per_bar in segments:
+        period = 60.0 / bpm
+        for k in range(count):
+            played.append((start + k * period, period, k % per_bar, per_bar))
+    return play(played, seconds, seed, swing)
+
+
+def drifting(start, bpm, count, per_bar, depth, cycle):
+    """`count` beats from `start` whose tempo drifts around `bpm` as a band's does without a click: by
+    up to `depth` (a fraction) either way, over a cycle of `cycle` beats. (time, seconds to the next
+    beat, position in the bar, beats per bar) each."""
+    played = []
+    t = start
+    for k in range(count):
+        period = 60.0 / (bpm * (1 + depth * math.sin(2 * math.pi * k / cycle) + 0.4 * depth * math.sin(2 * math.pi * k / (cycle / 3.1))))
+        played.append((t, period, k % per_bar, per_bar))
+        t += period
+    return played
+
+
+def play(played, seconds, seed, swing=0.0):
+    """Drums, bass and pads on `played`: (time, seconds to the next beat, position in the bar, beats
+    per bar) per beat. Returns (track, beat_times)."""
     track = Track(seconds)
     noise = Noise(seed)
     kick_sample = kick()
     beats = []
     progression = [(45, [57, 60, 64]), (41, [53, 57, 60]), (48, [55, 60, 64]), (43, [55, 59, 62])]
     bar_index = 0
-    for start, bpm, count, per_bar in segments:
-        period = 60.0 / bpm
-        for k in range(count):
-            t = start + k * period
-            beats.append(t)
-            frame = int(round(t * RATE))
-            position = k % per_bar
-            if position == 0 or (per_bar == 4 and position == 2):
-                track.add(frame, kick_sample)
-            if per_bar == 4 and position in (1, 3):
-                track.add(frame, snare(noise), pan=0.1)
-            # Eighth-note hats; swing delays the off-beat hat.
-            track.add(frame, hat(noise, level=0.25 if position == 0 else 0.18), pan=0.5)
-            off = t + period * (0.5 + swing)
-            track.add(int(round(off * RATE)), hat(noise, level=0.12), pan=0.5)
-            if position == 0:
-                root, chord = progression[bar_index % len(progression)]
-                bar_index += 1
-                bar = per_bar * period
-                track.add(frame, tone(midi(root), period * 0.9, 0.30, (1.0, 0.5, 0.25)), pan=-0.1)
-                track.add(int(round((t + 2 * period) * RATE)), tone(midi(root + 7), period * 0.9, 0.25, (1.0, 0.5)), pan=-0.1)
-                for i, note in enumerate(chord):
-                    track.add(frame, tone(midi(note), bar * 0.95, 0.05, (1.0, 0.3), attack=0.08, release=0.3), pan=-0.6 + 0.6 * i)
+    for t, period, position, per_bar in played:
+        beats.append(t)
+        frame = int(round(t * RATE))
+        if position == 0 or (per_bar == 4 and position == 2):
+            track.add(frame, kick_sample)
+        if per_bar == 4 and position in (1, 3):
+            track.add(frame, snare(noise), pan=0.1)
+        # Eighth-note hats; swing delays the off-beat hat.
+        track.add(frame, hat(noise, level=0.25 if position == 0 else 0.18), pan=0.5)
+        off = t + period * (0.5 + swing)
+        track.add(int(round(off * RATE)), hat(noise, level=0.12), pan=0.5)
+        if position == 0:
+            root, chord = progression[bar_index % len(progression)]
+            bar_index += 1
+            bar = per_bar * period
+            track.add(frame, tone(midi(root), period * 0.9, 0.30, (1.0, 0.5, 0.25)), pan=-0.1)
+            track.add(int(round((t + 2 * period) * RATE)), tone(midi(root + 7), period * 0.9, 0.25, (1.0, 0.5)), pan=-0.1)
+            for i, note in enumerate(chord):
+                track.add(frame, tone(midi(note), bar * 0.95, 0.05, (1.0, 0.3), attack=0.08, release=0.3), pan=-0.6 + 0.6 * i)
     return track, beats
 
 
@@ -166,7 +186,8 @@ def encode(wav, out):
         raise ValueError(out)
 
 
-def write_map(name, audio_file, frames, segments, beats, description):
+def write_map(name, audio_file, frames, tempo, beats, description):
+    """The map of `beats`; `tempo`: (time, bpm, beats per bar or None) per segment."""
     with open(audio_file, "rb") as f:
         sha = hashlib.sha256(f.read()).hexdigest()
     lines = [
@@ -180,9 +201,10 @@ def write_map(name, audio_file, frames, segments, beats, description):
         "  },",
         '  "tempo": [',
     ]
-    for i, (start, bpm, _, per_bar) in enumerate(segments):
-        comma = "," if i + 1 < len(segments) else ""
-        lines.append(f'    {{ "time": {decimal(start)}, "bpm": {decimal(bpm)}, "beatsPerBar": {per_bar} }}{comma}')
+    for i, (start, bpm, per_bar) in enumerate(tempo):
+        comma = "," if i + 1 < len(tempo) else ""
+        meter = f', "beatsPerBar": {per_bar}' if per_bar else ""
+        lines.append(f'    {{ "time": {decimal(start)}, "bpm": {decimal(bpm)}{meter} }}{comma}')
     lines.append("  ],")
     lines.append('  "beats": [')
     for i, t in enumerate(beats):
@@ -208,6 +230,11 @@ DEMOS = [
     ("demo-95-shuffle", "ogg", 30.0, [(0.25, 95.0, 44, 4)], 0.16, "95 BPM, 4/4, swung eighths"),
 ]
 
+# A band without a click: the tempo drifts, so the map follows it beat by beat, a tempo segment per
+# beat with the meter on the segments that start a bar, as `beatmap analyze` writes such music.
+DRIFT = ("demo-drift", "ogg", 30.0, (0.4, 100.0, 48, 4, 0.04, 24),
+         "about 100 BPM, 4/4, drifting up to 4 % either way as a band without a click does")
+
 
 def main():
     os.makedirs(os.path.join(ROOT, "Audio"), exist_ok=True)
@@ -221,8 +248,21 @@ def main():
             if os.path.exists(out):
                 os.remove(out)
             encode(wav, out)
-            path = write_map(name, out, track.frames, segments, beats, description)
+            tempo = [(start, bpm, per_bar) for start, bpm, _, per_bar in segments]
+            path = write_map(name, out, track.frames, tempo, beats, description)
             print(f"{os.path.relpath(out, ROOT)}  {os.path.relpath(path, ROOT)}  ({len(beats)} beats)")
+        name, ext, seconds, shape, description = DRIFT
+        played = drifting(*shape)
+        track, beats = play(played, seconds, seed=len(name) * 7919)
+        wav = os.path.join(scratch, name + ".wav")
+        write_wav(track, wav)
+        out = os.path.join(ROOT, "Audio", f"{name}.{ext}")
+        if os.path.exists(out):
+            os.remove(out)
+        encode(wav, out)
+        tempo = [(t, 60.0 / period, per_bar if position == 0 else None) for t, period, position, per_bar in played]
+        path = write_map(name, out, track.frames, tempo, beats, description)
+        print(f"{os.path.relpath(out, ROOT)}  {os.path.relpath(path, ROOT)}  ({len(beats)} beats)")
 
 
 if __name__ == "__main__":

@@ -10,8 +10,8 @@ struct BeatShiftTests {
     typealias Editor = BeatMapEditorTests
 
     @Test(
-        "½ then −½ gives back the demo maps within 1 µs: a grid, a shuffle and a tempo change",
-        arguments: ["demo-120", "demo-95-shuffle", "demo-tempo-change"])
+        "½ then −½ gives back the demo maps within 1 µs: a grid, a shuffle, a tempo change, a followed drift",
+        arguments: ["demo-120", "demo-95-shuffle", "demo-tempo-change", "demo-drift"])
     func roundTrip(demo: String) throws {
         let map = try Editor.demo(demo)
         let later = try Editor.apply([.shiftBeats(fraction: 0.5)], to: map)
