@@ -6,7 +6,8 @@ selenium, audio muted.
 It serves a copy of BeatMaps/demo-120.beatmap.json, loads the page, checks that the waveform and beats
 are drawn, plays and reads back the clock and the clicks the page scheduled on the audio clock, pauses,
 nudges +13 ms with the keys, saves, and checks the saved file with `beatmap validate --strict` and its
-backup. Leaves a screenshot in out/studio/studio.png.
+backup. Then it serves the followed demo map (demo-drift) and checks its bars and the bars button.
+Leaves a screenshot in out/studio/studio.png.
 
 Usage: tools/studio_browser_test.py BEATMAP_BINARY [--screenshot PATH]
 """
@@ -70,6 +71,80 @@ def find(name):
     sys.exit(f"studio_browser_test: {name} not found (tools/setup.sh installs chromium and chromium-driver)")
 
 
+def served_copy(name, audio):
+    """A copy of BeatMaps/NAME.beatmap.json and its audio in OUT, the map naming the copy beside it."""
+    map_path = OUT / f"{name}.beatmap.json"
+    shutil.copy(ROOT / "Audio" / audio, OUT / audio)
+    text = (ROOT / "BeatMaps" / f"{name}.beatmap.json").read_text()
+    map_path.write_text(text.replace(f'"../Audio/{audio}"', f'"{audio}"'))
+    return map_path
+
+
+def browser(size):
+    """Headless Chromium, audio muted, at `size` ("W,H")."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = find("chromium")
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
+                 "--autoplay-policy=no-user-gesture-required", "--disable-gpu", f"--window-size={size}",
+                 "--hide-scrollbars", "--force-device-scale-factor=1"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(find("chromedriver")), options=options)
+
+
+def stop(server):
+    """Stops the studio; its exit status and standard error."""
+    server.terminate()
+    try:
+        _, err = server.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        _, err = server.communicate()
+    return server.returncode, err
+
+
+def followed_map(binary, size):
+    """The page on the shipped followed map (demo-drift: a segment per beat, the meter on the segments
+    that start a bar): the readout counts every beat in a bar and shows the meter its beats count on
+    in, and the bars button and the meter at the playhead act on the whole followed run (session 99:
+    the button was refused as "too short to move its bar lines", the meter changed one bar)."""
+    map_path = served_copy("demo-drift", "demo-drift.ogg")
+    server = subprocess.Popen([binary, "studio", str(map_path), "--no-open"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    driver = None
+    try:
+        url = server.stdout.readline().strip()
+        driver = browser(size)
+        driver.get(url)
+        wait_for(driver, "return window.beatmapStudio && window.beatmapStudio.ready", what="the followed map's page")
+        body = driver.find_element("tag name", "body")
+        body.send_keys(Keys.ARROW_RIGHT)  # 5 s in, then two beats on: the second beat of a bar, whose
+        body.send_keys(".")               # segment gives no meter of its own
+        body.send_keys(".")
+        time.sleep(0.3)
+        bar = driver.find_element("id", "bar-readout").text
+        check(bar.startswith("bar ") and bar.endswith(".2"), f"a followed map's beat has its place in the bar ({bar!r})")
+        meter = driver.execute_script("return document.getElementById('meter').value")
+        check(meter == "4", f"the meter shown is the one the beats count on in ({meter!r})")
+        before = driver.execute_script("return window.beatmapStudio.mapText()")
+        driver.find_element("id", "phase-forward").click()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and driver.execute_script(
+                "return window.beatmapStudio.mapText()") == before:
+            time.sleep(0.1)
+        before = json.loads(before)
+        after = json.loads(driver.execute_script("return window.beatmapStudio.mapText()"))
+        down = [s["time"] for s in after["tempo"] if s.get("beatsPerBar")]
+        check(after["tempo"] != before["tempo"] and after["beats"] == before["beats"] and len(down) >= 10,
+              f"bars ▶ moves the whole followed run's bar lines, the beats unchanged ({len(down)} downbeat segments)")
+        message = driver.find_element("id", "message").text
+        check("too short" not in message, f"no refusal ({message!r})")
+    finally:
+        if driver is not None:
+            driver.quit()
+        code, err = stop(server)
+    check(code == 0, f"the followed map's server stops cleanly (exit {code})")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("beatmap")
@@ -81,11 +156,7 @@ def main():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
     original = json.loads((ROOT / "BeatMaps" / "demo-120.beatmap.json").read_text())
-    map_path = OUT / "demo-120.beatmap.json"
-    shutil.copy(ROOT / "BeatMaps" / "demo-120.beatmap.json", map_path)
-    shutil.copy(ROOT / "Audio" / "demo-120.ogg", OUT / "demo-120.ogg")
-    text = map_path.read_text().replace('"../Audio/demo-120.ogg"', '"demo-120.ogg"')
-    map_path.write_text(text)
+    map_path = served_copy("demo-120", "demo-120.ogg")
     before = map_path.read_bytes()
 
     server = subprocess.Popen(
@@ -96,13 +167,7 @@ def main():
         url = server.stdout.readline().strip()
         check(url.startswith("http://127.0.0.1:") and "#token=" in url, f"first line is the URL ({url[:40]}…)")
 
-        options = webdriver.ChromeOptions()
-        options.binary_location = find("chromium")
-        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio",
-                     "--autoplay-policy=no-user-gesture-required", "--disable-gpu", f"--window-size={args.size}",
-                     "--hide-scrollbars", "--force-device-scale-factor=1"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service(find("chromedriver")), options=options)
+        driver = browser(args.size)
         driver.get(url)
         wait_for(driver, "return window.beatmapStudio && window.beatmapStudio.ready", what="the page to load the audio")
 
@@ -306,15 +371,11 @@ def main():
     finally:
         if driver is not None:
             driver.quit()
-        server.terminate()
-        try:
-            out, err = server.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            out, err = server.communicate()
-    check(server.returncode == 0, f"the server stops cleanly on SIGTERM (exit {server.returncode})")
+        code, err = stop(server)
+    check(code == 0, f"the server stops cleanly on SIGTERM (exit {code})")
     if err.strip():
         print(err.strip())
+    followed_map(args.beatmap, args.size)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
