@@ -236,33 +236,31 @@ DRIFT = ("demo-drift", "ogg", 30.0, (0.4, 100.0, 48, 4, 0.04, 24),
          "about 100 BPM, 4/4, drifting up to 4 % either way as a band without a click does")
 
 
+def publish(scratch, name, ext, track, tempo, beats, description):
+    """Encodes `track` to Audio/NAME.EXT and writes its map; prints both."""
+    wav = os.path.join(scratch, name + ".wav")
+    write_wav(track, wav)
+    out = os.path.join(ROOT, "Audio", f"{name}.{ext}")
+    if os.path.exists(out):
+        os.remove(out)
+    encode(wav, out)
+    path = write_map(name, out, track.frames, tempo, beats, description)
+    print(f"{os.path.relpath(out, ROOT)}  {os.path.relpath(path, ROOT)}  ({len(beats)} beats)")
+
+
 def main():
     os.makedirs(os.path.join(ROOT, "Audio"), exist_ok=True)
     os.makedirs(os.path.join(ROOT, "BeatMaps"), exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         for name, ext, seconds, segments, swing, description in DEMOS:
             track, beats = render(segments, seconds, seed=len(name) * 7919, swing=swing)
-            wav = os.path.join(scratch, name + ".wav")
-            write_wav(track, wav)
-            out = os.path.join(ROOT, "Audio", f"{name}.{ext}")
-            if os.path.exists(out):
-                os.remove(out)
-            encode(wav, out)
             tempo = [(start, bpm, per_bar) for start, bpm, _, per_bar in segments]
-            path = write_map(name, out, track.frames, tempo, beats, description)
-            print(f"{os.path.relpath(out, ROOT)}  {os.path.relpath(path, ROOT)}  ({len(beats)} beats)")
+            publish(scratch, name, ext, track, tempo, beats, description)
         name, ext, seconds, shape, description = DRIFT
         played = drifting(*shape)
         track, beats = play(played, seconds, seed=len(name) * 7919)
-        wav = os.path.join(scratch, name + ".wav")
-        write_wav(track, wav)
-        out = os.path.join(ROOT, "Audio", f"{name}.{ext}")
-        if os.path.exists(out):
-            os.remove(out)
-        encode(wav, out)
         tempo = [(t, 60.0 / period, per_bar if position == 0 else None) for t, period, position, per_bar in played]
-        path = write_map(name, out, track.frames, tempo, beats, description)
-        print(f"{os.path.relpath(out, ROOT)}  {os.path.relpath(path, ROOT)}  ({len(beats)} beats)")
+        publish(scratch, name, ext, track, tempo, beats, description)
 
 
 if __name__ == "__main__":
