@@ -102,6 +102,10 @@ struct MapEditingTests {
         #expect(segments.last?.beatsPerBar == 4)
         #expect(laid.beats.prefix(8) == beats.prefix(8))
         #expect(laid.beats.contains(6.0))
+        // Up to where the followed beats ended, not on through the 12 s file.
+        let lastBefore = try #require(beats.last)
+        let lastLaid = try #require(laid.beats.last)
+        #expect(abs(lastLaid - lastBefore) <= 60.0 / 126 / 2 + 1e-9)
         let report = Validator().validate(bytes: Array(try BeatMapCodec.encode(laid).utf8), path: "laid.beatmap.json")
         #expect(report.findings.filter { $0.severity == .error }.isEmpty)
     }

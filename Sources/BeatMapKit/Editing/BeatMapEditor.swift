@@ -172,13 +172,15 @@ public enum BeatMapEditor {
         return edited
     }
 
-    /// The tempo at `anchor` laid out again: its beats replaced by a grid of `bpm` through `anchor` over
-    /// the same span (the whole track when the map has no tempo map). The tempo there is the segment at
-    /// `anchor`, or, when that segment is one of a run of segments each shorter than a bar (a tempo
-    /// followed beat by beat, ``TempoStretch``), the whole run, which becomes one segment. The new
-    /// segment's anchor is the first new beat (the grid point nearest the old anchor, or the run's
-    /// first downbeat, for the map's first segment); it keeps the segment's beats per bar (a run's
-    /// first).
+    /// The tempo at `anchor` laid out again: its beats replaced by a grid of `bpm` through `anchor`.
+    /// The tempo there is the segment at `anchor`, or, when that segment is one of a run of segments
+    /// each shorter than a bar (a tempo followed beat by beat, ``TempoStretch``), the whole run, which
+    /// becomes one segment. The span is the same: from its first anchor (the track's start for the
+    /// first segment, or a map without a tempo map) to the next segment, or for the last tempo to its
+    /// last beat, within half a new beat (where `analyze` found the music's end; the track's end when
+    /// it has no beats). The new segment's anchor is the first new beat (the grid point nearest the old
+    /// anchor, or the run's first downbeat, for the map's first segment); it keeps the segment's beats
+    /// per bar (a run's first).
     static func retimed(_ map: BeatMap, bpm: Double, anchor: TimeInterval) throws(BeatMapEditError) -> BeatMap {
         guard bpm.isFinite, bpmRange.contains(bpm) else {
             throw .invalidValue("the tempo must be from \(Int(bpmRange.lowerBound)) to \(Int(bpmRange.upperBound)) BPM")
@@ -194,7 +196,11 @@ public enum BeatMapEditor {
             grid.flatMap { grid in TempoStretch.runs(of: grid, beats: map.beats).first { $0.contains(index) } }
             ?? index...index
         let spanStart = run.lowerBound > 0 ? segments[run.lowerBound].time : 0
-        let spanEnd = run.upperBound + 1 < segments.count ? segments[run.upperBound + 1].time : map.audio.duration
+        var spanEnd = run.upperBound + 1 < segments.count ? segments[run.upperBound + 1].time : map.audio.duration
+        if run.upperBound + 1 >= segments.count, let last = map.beats.last(where: { $0.isFinite && $0 >= spanStart }) {
+            // The last tempo's new beats end where its beats did, not at the end of the file.
+            spanEnd = min(spanEnd, last + length / 2)
+        }
         let kept = map.beats.filter { $0 < spanStart || $0 >= spanEnd }
         var first = anchor - ((anchor - spanStart) / length).rounded(.down) * length
         if first < spanStart { first += length }
