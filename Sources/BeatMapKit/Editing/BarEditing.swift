@@ -20,8 +20,7 @@ enum BarEditing {
             return index...index
         case .at(let time):
             guard time.isFinite else { throw .invalidValue("the time must be a finite number of seconds") }
-            let index = grid.segmentIndex(at: time)
-            return TempoStretch.runs(of: grid, beats: beats).first { $0.contains(index) } ?? index...index
+            return TempoStretch.run(containing: grid.segmentIndex(at: time), of: grid, beats: beats)
         }
     }
 
@@ -30,22 +29,25 @@ enum BarEditing {
         -> Int?
     {
         let positions = BarPositions.positions(of: map)
-        for (index, time) in numbered.times.enumerated() where time.isFinite && positions[index] == 1 {
+        return firstNumber(in: range, grid: grid, numbered: numbered) { positions[$0] == 1 }
+    }
+
+    /// The number of the first beat of segments `range`, or where the first segment's anchor falls.
+    static func firstBeat(in range: ClosedRange<Int>, grid: TempoGrid, numbered: NumberedBeats) -> Int {
+        firstNumber(in: range, grid: grid, numbered: numbered) { _ in true }
+            ?? Int(numbered.number(at: grid.segments[range.lowerBound].time).rounded())
+    }
+
+    /// The number of the first beat of segments `range` whose index `accepts`.
+    private static func firstNumber(
+        in range: ClosedRange<Int>, grid: TempoGrid, numbered: NumberedBeats, where accepts: (Int) -> Bool
+    ) -> Int? {
+        for (index, time) in numbered.times.enumerated() where time.isFinite && accepts(index) {
             let segment = grid.segmentIndex(at: time)
             if segment > range.upperBound { break }
             if range.contains(segment) { return numbered.numbers[index] }
         }
         return nil
-    }
-
-    /// The number of the first beat of segments `range`, or where the first segment's anchor falls.
-    static func firstBeat(in range: ClosedRange<Int>, grid: TempoGrid, numbered: NumberedBeats) -> Int {
-        for (index, time) in numbered.times.enumerated() where time.isFinite {
-            let segment = grid.segmentIndex(at: time)
-            if segment > range.upperBound { break }
-            if range.contains(segment) { return numbered.numbers[index] }
-        }
-        return Int(numbered.number(at: grid.segments[range.lowerBound].time).rounded())
     }
 
     /// The map's tempo map, sorted, or an error saying what needs one.

@@ -192,9 +192,7 @@ public enum BeatMapEditor {
         let grid = map.tempo.flatMap(TempoGrid.init(segments:))
         let segments = grid?.segments ?? []
         let index = grid?.segmentIndex(at: anchor) ?? 0
-        let run =
-            grid.flatMap { grid in TempoStretch.runs(of: grid, beats: map.beats).first { $0.contains(index) } }
-            ?? index...index
+        let run = grid.map { TempoStretch.run(containing: index, of: $0, beats: map.beats) } ?? index...index
         let spanStart = run.lowerBound > 0 ? segments[run.lowerBound].time : 0
         var spanEnd = run.upperBound + 1 < segments.count ? segments[run.upperBound + 1].time : map.audio.duration
         if run.upperBound + 1 >= segments.count, let last = map.beats.last(where: { $0.isFinite && $0 >= spanStart }) {

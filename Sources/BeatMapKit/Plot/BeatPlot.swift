@@ -172,11 +172,13 @@ public struct BeatPlot: Sendable {
         out +=
             "<text x=\"\(layout.left)\" y=\"42\" font-size=\"12\" fill=\"#556070\">" + Self.escape(facts) + "</text>\n"
 
-        out += drawTempoLane(left: left, right: right)
+        let stretches = laneStretches()
+        out += drawTempoLane(stretches, left: left, right: right)
         out += drawWaveform(left: left, right: right)
         out += drawOnset(left: left, right: right)
-        out += drawTempoChanges()
-        out += drawBeats(visible: visible)
+        out += drawTempoChanges(stretches)
+        out += drawBeats(
+            visible: visible, tempoChanges: stretches.contains { $0.from > series.from && $0.from < series.to })
         out += drawAxis(left: left, right: right)
         out += "</svg>\n"
         return out
@@ -189,12 +191,12 @@ public struct BeatPlot: Sendable {
             + "transform=\"rotate(-90 \(Self.f(cx)) \(Self.f(cy)))\">\(Self.escape(text))</text>\n"
     }
 
-    private func drawTempoLane(left: Double, right: Double) -> String {
+    private func drawTempoLane(_ stretches: [LaneStretch], left: Double, right: Double) -> String {
         var out = ""
         let top = tempoTop
         let height = Double(layout.tempoLane)
         let colours = ["#e8eef7", "#f6ebdc"]
-        for (index, stretch) in laneStretches().enumerated() {
+        for (index, stretch) in stretches.enumerated() {
             let x0 = max(left, x(stretch.from))
             let x1 = min(right, x(stretch.to))
             guard x1 > x0 else { continue }
@@ -216,9 +218,9 @@ public struct BeatPlot: Sendable {
 
     /// A dashed line through every lane where a stretch of the tempo starts within the range, drawn over
     /// the lanes' backgrounds.
-    private func drawTempoChanges() -> String {
+    private func drawTempoChanges(_ stretches: [LaneStretch]) -> String {
         var out = ""
-        for stretch in laneStretches() where stretch.from > series.from && stretch.from < series.to {
+        for stretch in stretches where stretch.from > series.from && stretch.from < series.to {
             let px = Self.f(x(stretch.from))
             out +=
                 "<line x1=\"\(px)\" y1=\"\(Self.f(tempoTop))\" x2=\"\(px)\" y2=\"\(Self.f(lanesBottom))\" "
@@ -314,7 +316,7 @@ public struct BeatPlot: Sendable {
         return out
     }
 
-    private func drawBeats(visible: [Double]) -> String {
+    private func drawBeats(visible: [Double], tempoChanges: Bool) -> String {
         let (flags, fromMap) = downbeats()
         var beatPixels = Double.infinity
         if visible.count >= 2 {
@@ -376,7 +378,7 @@ public struct BeatPlot: Sendable {
         legend +=
             "<text x=\"\(layout.left + 94)\" y=\"\(Self.f(y))\" font-size=\"12\" fill=\"#1d2733\">"
             + Self.escape(barText) + "</text>\n"
-        if laneStretches().contains(where: { $0.from > series.from && $0.from < series.to }) {
+        if tempoChanges {
             legend +=
                 "<line x1=\"\(layout.width - layout.right - 250)\" y1=\"\(Self.f(y - 4))\" "
                 + "x2=\"\(layout.width - layout.right - 232)\" y2=\"\(Self.f(y - 4))\" stroke=\"#7a4fb0\" stroke-width=\"2\" "

@@ -78,4 +78,9 @@ public struct TempoStretch: Sendable, Equatable {
         }
         return result
     }
+
+    /// The stretch of `grid`'s segments that holds segment `index` (``runs(of:beats:)``).
+    static func run(containing index: Int, of grid: TempoGrid, beats: [Double]) -> ClosedRange<Int> {
+        runs(of: grid, beats: beats).first { $0.contains(index) } ?? index...index
+    }
 }
