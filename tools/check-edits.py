@@ -13,10 +13,14 @@ Session 98 found 352 such refusals in 1,911 edits of the 147 warped copies' maps
            not a map; the message says so)
   failed   anything else: the edit gave an invalid map, or crashed
 
+Besides the fixed operations, each map gets three at its middle beat (MID): `--beats-per-bar 3 --at`,
+`--shift-bar 1 --at` and `--tempo` 1 % faster than the beat there `--at` it.
+
     python3 tools/check-edits.py BEATMAP FOLDER... [--list] [--jobs N]
 
 Exit status 1 when any edit failed, 0 otherwise. Nothing is written beside the maps.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -33,12 +37,27 @@ OPERATIONS = [
 ]
 
 
+def at_operations(path):
+    """The operations on the tempo at a time (session 100): at the map's middle beat, the meter and
+    bar phase of the tempo playing there, and that tempo tapped 1 % faster through that beat."""
+    with open(path, encoding="utf-8") as file:
+        beats = json.load(file).get("beats") or []
+    if len(beats) < 3:
+        return []
+    middle = len(beats) // 2
+    at = f"{beats[middle]:.6f}"
+    bpm = 60 / (beats[middle + 1] - beats[middle]) * 1.01
+    return [("--beats-per-bar 3 --at MID", ["--beats-per-bar", "3", "--at", at]),
+            ("--shift-bar 1 --at MID", ["--shift-bar", "1", "--at", at]),
+            ("--tempo 1.01x --at MID", ["--tempo", f"{bpm:.3f}", "--at", at])]
+
+
 def run(binary, path):
     """The refusals of every operation on the map at `path`: (operation, kind, message) each."""
     refusals = []
     with tempfile.TemporaryDirectory(prefix="check-edits-") as folder:
         copy = os.path.join(folder, "map.beatmap.json")
-        for operation in OPERATIONS:
+        for name, operation in [(" ".join(op), op) for op in OPERATIONS] + at_operations(path):
             shutil.copyfile(path, copy)
             done = subprocess.run([binary, "edit", copy, *operation, "--no-backup"],
                                   capture_output=True, text=True)
@@ -47,7 +66,7 @@ def run(binary, path):
             lines = [line for line in done.stderr.splitlines() if "error" in line] or [done.stderr.strip()]
             message = lines[0].replace(copy, os.path.basename(path))
             kind = "range" if "BPM a map may have" in message else "failed"
-            refusals.append((" ".join(operation), kind, message))
+            refusals.append((name, kind, message))
     return refusals
 
 
@@ -55,7 +74,7 @@ def main():
     args = map_sweep.parser(__doc__, "list every refusal").parse_args()
     maps, counts = map_sweep.sweep(args, "check-edits.py", lambda path: run(args.binary, path))
     ranged = sum(n for (_, kind), n in counts.items() if kind == "range")
-    return map_sweep.summary(maps, "edits", len(OPERATIONS), counts, failing=lambda kind: kind == "failed",
+    return map_sweep.summary(maps, "edits", len(OPERATIONS) + 3, counts, failing=lambda kind: kind == "failed",
                              also=f", {ranged} refused as outside 20–400 BPM")
 
 

@@ -8,10 +8,13 @@ import Foundation
 /// `beatmap edit MAP`.
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Change a map's meter, bar phase, metric level, beat phase, offset or span without analysing again.",
+        abstract:
+            "Change a map's tempo, meter, bar phase, metric level, beat phase, offset or span without analysing again.",
         discussion: """
-            The edits given are made in this order: --metric, --shift-beats, --beats-per-bar, --shift-bar, --nudge,
-            --trim.
+            The edits given are made in this order: --tempo, --metric, --shift-beats, --beats-per-bar, --shift-bar,
+            --nudge, --trim.
+            --at TIME names the tempo playing then: its segment, or, where the tempo is followed beat by beat
+            (a segment per beat), the whole run of them, as the studio and `info` show it.
             The result is checked with the validator and written only when no rule the map passed finds an
             error in it; the previous file is kept as MAP.bak (MAP.bak.2, … if that exists) unless --no-backup.
             Nothing is written when an edit fails. Negative values may follow their flag: --nudge -12.
@@ -33,6 +36,18 @@ struct Edit: ParsableCommand {
             "The tempo segment (numbered from 1, as `info` and `validate` count them) for --beats-per-bar and --shift-bar."
     )
     var segment: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "The tempo playing at TIME (seconds or m:ss) for --tempo, --beats-per-bar and --shift-bar; a run of segments a beat long is one tempo.",
+            valueName: timeValueName))
+    var at: ClockTime?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Lay the tempo at --at out again at BPM, with a beat at --at (a tapped tempo and phase).", valueName: "bpm"))
+    var tempo: Double?
 
     @Option(
         name: .customLong("shift-bar"), parsing: .unconditional,
@@ -80,16 +95,29 @@ struct Edit: ParsableCommand {
         if segment != nil && beatsPerBar == nil && shiftBar == nil {
             throw ValidationError("--segment applies to --beats-per-bar or --shift-bar")
         }
+        if segment != nil && at != nil {
+            throw ValidationError("--segment and --at both choose the tempo: give one")
+        }
+        if at != nil && tempo == nil && beatsPerBar == nil && shiftBar == nil {
+            throw ValidationError("--at applies to --tempo, --beats-per-bar or --shift-bar")
+        }
+        if let tempo {
+            guard at != nil else { throw ValidationError("--tempo needs --at TIME: the time of one of its beats") }
+            guard tempo.isFinite, tempo > 0 else {
+                throw ValidationError("--tempo must be a tempo in BPM above 0, not '\(tempo)'")
+            }
+        }
         if edits.isEmpty {
             throw ValidationError(
-                "no edit given: use --beats-per-bar, --shift-bar, --metric, --shift-beats, --nudge or --trim")
+                "no edit given: use --tempo, --beats-per-bar, --shift-bar, --metric, --shift-beats, --nudge or --trim")
         }
     }
 
     /// The edits the flags ask for, in the order they are made.
     var edits: [BeatMapEdit] {
-        let choice = segment.map { SegmentChoice.index($0 - 1) } ?? .all
+        let choice = segment.map { SegmentChoice.index($0 - 1) } ?? at.map { SegmentChoice.at($0.seconds) } ?? .all
         var edits: [BeatMapEdit] = []
+        if let tempo, let at { edits.append(.tempo(bpm: tempo, anchor: at.seconds)) }
         if let level = metric.flatMap(MetricLevel.init(spelling:)) { edits.append(.metricLevel(level)) }
         if let fraction = shiftBeats.flatMap(BeatFraction.value(spelling:)) {
             edits.append(.shiftBeats(fraction: fraction))
@@ -101,14 +129,13 @@ struct Edit: ParsableCommand {
         return edits
     }
 
-    /// The flags that make `edit`, or `nil` when no flag makes it (a tempo tapped in the studio, a segment
-    /// chosen by its time): the inverse of ``edits``.
-    static func arguments(for edit: BeatMapEdit) -> [String]? {
-        func segment(_ choice: SegmentChoice) -> [String]? {
+    /// The flags that make `edit`: the inverse of ``edits``.
+    static func arguments(for edit: BeatMapEdit) -> [String] {
+        func segment(_ choice: SegmentChoice) -> [String] {
             switch choice {
             case .all: return []
             case .index(let index): return ["--segment", String(index + 1)]
-            case .at: return nil
+            case .at(let time): return ["--at", NumberFormatting.decimal(time)]
             }
         }
         switch edit {
@@ -127,11 +154,12 @@ struct Edit: ParsableCommand {
                 abs(abs(fraction) - 0.5) < 1e-12 ? (fraction < 0 ? "-1/2" : "1/2") : NumberFormatting.decimal(fraction),
             ]
         case .beatsPerBar(let perBar, let choice):
-            return segment(choice).map { ["--beats-per-bar", String(perBar)] + $0 }
-        case .shiftBars(let beats, let choice): return segment(choice).map { ["--shift-bar", String(beats)] + $0 }
+            return ["--beats-per-bar", String(perBar)] + segment(choice)
+        case .shiftBars(let beats, let choice): return ["--shift-bar", String(beats)] + segment(choice)
         case .nudge(let seconds): return ["--nudge", NumberFormatting.decimal(seconds * 1000)]
         case .trim(let from, let to): return ["--trim", NumberFormatting.decimal(from), NumberFormatting.decimal(to)]
-        case .tempo: return nil
+        case .tempo(let bpm, let anchor):
+            return ["--tempo", NumberFormatting.decimal(bpm), "--at", NumberFormatting.decimal(anchor)]
         }
     }
 

@@ -32,11 +32,10 @@ enum FlagHints {
     }
 
     /// The command that makes a finding's fix in the map at `path`, appended to its message: `; fix:
-    /// beatmap edit MAP --shift-beats -1/2`. Nothing for an edit no flag makes, or a map read from
-    /// standard input.
+    /// beatmap edit MAP --shift-beats -1/2`. Nothing for a map read from standard input.
     static func fixHint(_ edit: BeatMapEdit, map path: String) -> String {
-        guard path != MapFileFinder.standardInputName, let arguments = Edit.arguments(for: edit) else { return "" }
-        return "; fix: " + (["beatmap", "edit", path] + arguments).map(shellWord).joined(separator: " ")
+        guard path != MapFileFinder.standardInputName else { return "" }
+        return "; fix: " + (["beatmap", "edit", path] + Edit.arguments(for: edit)).map(shellWord).joined(separator: " ")
     }
 
     /// `word` as a shell reads it back: as it is when it holds only safe characters, else single-quoted.

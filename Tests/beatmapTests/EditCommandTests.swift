@@ -142,4 +142,67 @@ struct EditCommandTests {
         #expect(late.stderr.contains("the nudge would leave fewer than two beats inside the track"), "\(late.stderr)")
         #expect(try Data(contentsOf: url) == before)
     }
+
+    @Test("--at names the tempo playing then: on a followed map the whole run of one-beat segments")
+    func atATime() throws {
+        let folder = try Self.project("demo-drift")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("map.beatmap.json")
+        let original = try BeatMapCodec.read(from: url)
+        let meter = try CLI.run(
+            ["edit", "map.beatmap.json", "--beats-per-bar", "3", "--at", "0:10", "--no-backup"], in: folder)
+        #expect(meter.status == 0, "\(meter.stderr)")
+        #expect(meter.stdout.contains("3 beats per bar in the tempo at 10.000 s"), "\(meter.stdout)")
+        let map = try BeatMapCodec.read(from: url)
+        #expect(map.beats == original.beats)
+        // Bars of three over the whole map, not in the one segment a beat long that plays at 10 s.
+        let positions = BarPositions.positions(of: map)
+        let downbeats = positions.indices.filter { positions[$0] == 1 }
+        try #require(downbeats.count >= 15)
+        #expect(downbeats.first == 0)
+        #expect(zip(downbeats.dropFirst(), downbeats).allSatisfy { $0 - $1 == 3 })
+    }
+
+    @Test("--tempo BPM --at TIME lays the tempo there out again with a beat at TIME, as the studio's tapped tempo")
+    func tappedTempo() throws {
+        let folder = try Self.project("demo-drift")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("map.beatmap.json")
+        let original = try BeatMapCodec.read(from: url)
+        let expected = try BeatMapEditor.apply(.tempo(bpm: 100, anchor: 5.2), to: original).map
+        let run = try CLI.run(["edit", "map.beatmap.json", "--tempo", "100", "--at", "5.2", "--no-backup"], in: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("tempo 100 BPM through 5.200 s"), "\(run.stdout)")
+        let map = try BeatMapCodec.read(from: url)
+        #expect(map == expected)
+        #expect(map.tempo?.map(\.bpm) == [100])
+        try #require(map.beats.count >= 40)
+        #expect(map.beats.contains { abs($0 - 5.2) <= 1e-6 })
+        #expect(zip(map.beats.dropFirst(), map.beats).allSatisfy { abs($0 - $1 - 0.6) <= 2e-6 })
+    }
+
+    @Test("--at and --tempo are refused where they mean nothing, and nothing is written")
+    func atRefused() throws {
+        let folder = try Self.project()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("map.beatmap.json")
+        let before = try Data(contentsOf: url)
+        let cases: [([String], String)] = [
+            (["--tempo", "120"], "--tempo needs --at TIME"),
+            (["--at", "3"], "--at applies to --tempo, --beats-per-bar or --shift-bar"),
+            (["--shift-bar", "1", "--segment", "1", "--at", "3"], "--segment and --at both choose the tempo"),
+            (["--tempo", "-120", "--at", "3"], "--tempo must be a tempo in BPM above 0"),
+            (["--beats-per-bar", "3", "--at", "-1"], "--at"),
+        ]
+        for (flags, message) in cases {
+            let run = try CLI.run(["edit", "map.beatmap.json"] + flags, in: folder)
+            #expect(run.status == 64, "\(flags)")
+            #expect(run.stderr.contains(message), "\(flags): \(run.stderr)")
+        }
+        let slow = try CLI.run(["edit", "map.beatmap.json", "--tempo", "5", "--at", "3"], in: folder)
+        #expect(slow.status == 2)
+        #expect(slow.stderr.contains("the tempo must be from 20 to 400 BPM"), "\(slow.stderr)")
+        #expect(try Data(contentsOf: url) == before)
+        #expect(!FileManager.default.fileExists(atPath: url.path + ".bak"))
+    }
 }
