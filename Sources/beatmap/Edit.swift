@@ -46,7 +46,8 @@ struct Edit: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Lay the tempo at --at out again at BPM, with a beat at --at (a tapped tempo and phase).", valueName: "bpm"))
+            "Lay the tempo at --at out again at BPM, with a beat at --at (a tapped tempo and phase).", valueName: "bpm")
+    )
     var tempo: Double?
 
     @Option(

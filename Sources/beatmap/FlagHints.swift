@@ -35,7 +35,8 @@ enum FlagHints {
     /// beatmap edit MAP --shift-beats -1/2`. Nothing for a map read from standard input.
     static func fixHint(_ edit: BeatMapEdit, map path: String) -> String {
         guard path != MapFileFinder.standardInputName else { return "" }
-        return "; fix: " + (["beatmap", "edit", path] + Edit.arguments(for: edit)).map(shellWord).joined(separator: " ")
+        return "; fix: "
+            + (["beatmap", "edit", path] + Edit.arguments(for: edit)).map(shellWord).joined(separator: " ")
     }
 
     /// `word` as a shell reads it back: as it is when it holds only safe characters, else single-quoted.
