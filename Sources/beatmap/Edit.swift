@@ -11,13 +11,15 @@ struct Edit: ParsableCommand {
         abstract:
             "Change a map's tempo, meter, bar phase, metric level, beat phase, offset or span without analysing again.",
         discussion: """
-            The edits given are made in this order: --tempo, --metric, --shift-beats, --beats-per-bar, --shift-bar,
-            --nudge, --trim.
-            --at TIME names the tempo playing then: its segment, or, where the tempo is followed beat by beat
-            (a segment per beat), the whole run of them, as the studio and `info` show it.
-            The result is checked with the validator and written only when no rule the map passed finds an
-            error in it; the previous file is kept as MAP.bak (MAP.bak.2, … if that exists) unless --no-backup.
-            Nothing is written when an edit fails. Negative values may follow their flag: --nudge -12.
+            The edits given are made in this order: --tempo, --metric, --shift-beats, --beats-per-bar, \
+            --shift-bar, --nudge, --trim. --at TIME names the tempo playing then: its segment, or, where the \
+            tempo is followed beat by beat (a segment per beat), the whole run of them, as the studio and \
+            `info` show it.
+
+            The result is checked with the validator and written only when no rule the map passed finds an \
+            error in it; the previous file is kept as MAP.bak (MAP.bak.2, … if that exists) unless \
+            --no-backup. Nothing is written when an edit fails. Negative values may follow their flag: \
+            --nudge -12.
 
             \(Exit.summary) 0 includes nothing to change; 2 includes an edit the map cannot take.
             """
@@ -28,7 +30,9 @@ struct Edit: ParsableCommand {
 
     @Option(
         name: .customLong("beats-per-bar"),
-        help: "Bars of N beats: from the map's first downbeat over the whole map, or in the --segment only.")
+        help:
+            "Bars of N beats: from the map's first downbeat over the whole map, or in the tempo --at or --segment names."
+    )
     var beatsPerBar: Int?
 
     @Option(
