@@ -19,13 +19,14 @@ struct Edit: ParsableCommand {
             The result is checked with the validator and written only when no rule the map passed finds an \
             error in it; the previous file is kept as MAP.bak (MAP.bak.2, … if that exists) unless \
             --no-backup. Nothing is written when an edit fails. Negative values may follow their flag: \
-            --nudge -12.
+            --nudge -12. A map read from standard input (-) is printed edited on standard output, what changed on \
+            standard error.
 
             \(Exit.summary) 0 includes nothing to change; 2 includes an edit the map cannot take.
             """
     )
 
-    @Argument(help: "The beat map (*.beatmap.json).")
+    @Argument(help: "The beat map (*.beatmap.json); - reads it from standard input and prints the edited map.")
     var map: String
 
     @Option(
@@ -169,6 +170,21 @@ struct Edit: ParsableCommand {
     }
 
     func run() throws {
+        if StandardStreams.isDash(map) {
+            // A map on standard input has no file to change: the edited map goes to standard output,
+            // what changed to standard error.
+            let bytes = StandardStreams.readInput()
+            let url = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+                .appendingPathComponent(StandardStreams.inputName)
+            let (text, report) = try exitOnError(Exit.couldNotRun) {
+                try MapEditRun.run(
+                    bytes: bytes, mapURL: url, path: StandardStreams.inputName, edits: edits,
+                    validator: Validator(audioInspector: SndfileAudioInspector()))
+            }
+            Console.info(report.text.trimmingCharacters(in: .newlines))
+            Console.out(text)
+            return
+        }
         let request = MapEditRequest(mapURL: URL(fileURLWithPath: map), path: map, edits: edits, keepsBackup: !noBackup)
         let report = try exitOnError(Exit.couldNotRun) {
             try MapEditRun.run(request, validator: Validator(audioInspector: SndfileAudioInspector()))

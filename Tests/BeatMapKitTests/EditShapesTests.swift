@@ -243,6 +243,61 @@ struct EditShapesTests {
         #expect(try Self.errors(back) == [])
     }
 
+    @Test(
+        "½ and ⅔ of a map followed in segments of three beats start each new segment on its beat, not a microsecond after",
+        arguments: [MetricLevel.half, .twoThirds])
+    func anchorsOnTheirBeats(level: MetricLevel) throws {
+        // A segment every three beats from the second, its tempo its first interval as written and
+        // a microsecond and a half longer: its grid's next point lies a microsecond or two after the
+        // next beat, as on a Freedoom map followed in segments of two and three beats (session 100).
+        var beats = [0.4]
+        var intervals: [Double] = []
+        for index in 0..<30 {
+            let interval = 0.5 + 0.02 * sin(Double(index / 3) * 0.7)
+            intervals.append(interval)
+            beats.append(NumberFormatting.roundedToMicroseconds(beats[index] + interval))
+        }
+        let segments = stride(from: 1, to: beats.count - 1, by: 3).map { index in
+            TempoSegment(
+                time: beats[index], bpm: NumberFormatting.roundedToMicroseconds(60 / (intervals[index] + 1.5e-6)))
+        }
+        let map = BeatMap(audio: AudioReference(duration: 20), tempo: segments, beats: beats)
+        #expect(try Self.errors(map) == [])
+        let switched = try BeatMapEditor.apply(.metricLevel(level), to: map).map
+        #expect(try Self.errors(switched) == [])
+        let last = try #require(switched.beats.last)
+        let tempo = try #require(switched.tempo).filter { $0.time <= last }
+        try #require(tempo.count >= 8)
+        // Until session 100 an anchor moved onto an old beat along its segment's grid sat there plus
+        // the grid's microsecond, leaving the beat in the segment before: a segment of no beats.
+        for segment in tempo.dropFirst() {
+            #expect(switched.beats.contains(segment.time), "anchor \(segment.time) is not a beat")
+        }
+    }
+
+    @Test(
+        "a bar move in a segment whose bars count on from the one before moves the bars of both",
+        arguments: [SegmentChoice.at(5), .index(1)])
+    func countedOnBars(choice: SegmentChoice) throws {
+        // Six beats at 120 BPM in bars of four, then 150 BPM from the seventh beat, mid-bar: the
+        // second segment gives no meter (its anchor is no downbeat) and counts on.
+        let first = (0..<6).map { 0.5 + Double($0) * 0.5 }
+        let second = (0..<10).map { 3.56 + Double($0) * 0.4 }
+        let map = BeatMap(
+            audio: AudioReference(duration: 9),
+            tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4), TempoSegment(time: 3.56, bpm: 150)],
+            beats: (first + second).map(NumberFormatting.roundedToMicroseconds))
+        #expect(try Self.errors(map) == [])
+        #expect(BarPositions.positions(of: map).enumerated().filter { $0.element == 1 }.map(\.offset) == [0, 4, 8, 12])
+        // Until session 100: refused, "the map gives no beats per bar in tempo segment 2".
+        let moved = try BeatMapEditor.apply(.shiftBars(beats: 1, segment: choice), to: map).map
+        #expect(try Self.errors(moved) == [])
+        #expect(moved.beats == map.beats)
+        #expect(moved.tempo?.map(\.bpm) == [120, 150])
+        #expect(
+            BarPositions.positions(of: moved).enumerated().filter { $0.element == 1 }.map(\.offset) == [1, 5, 9, 13])
+    }
+
     @Test("a nudge drops the beats it moves out of the track, as a beat shift does")
     func nudgeAtTheStart() throws {
         let map = Self.followed(start: 0, firstDownbeat: 0)

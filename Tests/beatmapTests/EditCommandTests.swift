@@ -205,4 +205,30 @@ struct EditCommandTests {
         #expect(try Data(contentsOf: url) == before)
         #expect(!FileManager.default.fileExists(atPath: url.path + ".bak"))
     }
+
+    @Test("- reads the map from standard input and prints it edited; a refused edit prints nothing")
+    func standardInput() throws {
+        let folder = try Self.project()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("map.beatmap.json")
+        let input = try Data(contentsOf: url)
+        let original = try BeatMapCodec.read(from: url)
+        let run = try CLI.run(["edit", "-", "--nudge", "12"], in: folder, stdin: input)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("<stdin>: edited"))
+        #expect(run.stderr.contains("nudge +12.0 ms"))
+        let printed = try BeatMapCodec.map(from: Array(run.stdout.utf8), path: "stdout")
+        #expect(printed == (try BeatMapEditor.apply(.nudge(seconds: 0.012), to: original).map))
+        #expect(try Data(contentsOf: url) == input)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(names == ["map.beatmap.json"])
+        let refused = try CLI.run(["edit", "-", "--tempo", "5", "--at", "2"], in: folder, stdin: input)
+        #expect(refused.status == 2)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("<stdin>: the tempo must be from 20 to 400 BPM"), "\(refused.stderr)")
+        let broken = try CLI.run(["edit", "-", "--nudge", "3"], in: folder, stdin: Data("{\"version\": 1}".utf8))
+        #expect(broken.status == 2)
+        #expect(broken.stdout.isEmpty)
+        #expect(broken.stderr.contains("<stdin>:1:1: missing required member"), "\(broken.stderr)")
+    }
 }

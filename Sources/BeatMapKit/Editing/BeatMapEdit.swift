@@ -16,8 +16,9 @@ public enum BeatMapEdit: Sendable, Equatable {
     /// Sets the beats per bar: of the chosen segment, or of the whole map (its bars laid out again in
     /// bars of `beatsPerBar` from its first downbeat).
     case beatsPerBar(Int, segment: SegmentChoice)
-    /// Moves the bar lines by `beats` whole beats (later when positive): of the chosen segment, or of
-    /// the whole map.
+    /// Moves the bar lines by `beats` whole beats (later when positive): of the chosen segment (with
+    /// those of the segment its bars count on from, when it gives no meter of its own), or of the whole
+    /// map.
     case shiftBars(beats: Int, segment: SegmentChoice)
     /// Keeps only the beats from `from` to `to` seconds (inclusive) and the tempo segments they need.
     case trim(from: TimeInterval, to: TimeInterval)

@@ -79,17 +79,7 @@ public enum MapEditRun {
         let path = request.path
         let original: BeatMap
         do { original = try BeatMapCodec.read(from: request.mapURL) } catch { throw .read(error) }
-        var map = original
-        var changes: [String] = []
-        for edit in request.edits {
-            let edited: EditedMap
-            do { edited = try BeatMapEditor.apply(edit, to: map) } catch { throw .edit(path: path, error) }
-            map = edited.map
-            if let headline = edited.changes.first {
-                changes.append(headline)
-                changes += edited.changes.dropFirst().map { "  " + $0 }
-            }
-        }
+        let (map, changes) = try edited(original, request.edits, path: path)
         guard map != original else { return MapEditReport(path: path, changes: [], backupPath: nil) }
         var saver = MapFileSaver(
             mapURL: request.mapURL, original: original, validator: validator, keepsBackup: request.keepsBackup)
@@ -98,5 +88,45 @@ public enum MapEditRun {
         // The backup's path as the user wrote the map's: the same suffix after it.
         let backup = outcome.backupPath.map { path + $0.dropFirst(request.mapURL.path.count) }
         return MapEditReport(path: path, changes: changes, backupPath: backup)
+    }
+
+    /// Makes `edits` to the map in `bytes` (standard input, say), named `path` in messages and taken as
+    /// a file at `mapURL` (its folder resolves the audio path), and returns the edited map's text, checked
+    /// as ``run(_:validator:)`` checks it before writing, with the report; nothing is written. The text is
+    /// the map as read, in canonical form, when the edits change nothing.
+    public static func run(
+        bytes: [UInt8], mapURL: URL, path: String, edits: [BeatMapEdit], validator: Validator
+    ) throws(MapEditRunError) -> (text: String, report: MapEditReport) {
+        let original: BeatMap
+        do { original = try BeatMapCodec.map(from: bytes, path: path) } catch { throw .read(error) }
+        let (map, changes) = try edited(original, edits, path: path)
+        let report = MapEditReport(path: path, changes: map == original ? [] : changes, backupPath: nil)
+        let saver = MapFileSaver(mapURL: mapURL, original: original, validator: validator, keepsBackup: false)
+        let text: String
+        if map == original {
+            do { text = try BeatMapCodec.encode(map) } catch { throw .save(.write(error.localizedDescription)) }
+        } else {
+            do { text = try saver.checked(map) } catch { throw .save(error) }
+        }
+        return (text, report)
+    }
+
+    /// `original` with `edits` made one after the other, and what each changed (a headline, then its
+    /// details indented).
+    static func edited(_ original: BeatMap, _ edits: [BeatMapEdit], path: String) throws(MapEditRunError) -> (
+        BeatMap, [String]
+    ) {
+        var map = original
+        var changes: [String] = []
+        for edit in edits {
+            let edited: EditedMap
+            do { edited = try BeatMapEditor.apply(edit, to: map) } catch { throw .edit(path: path, error) }
+            map = edited.map
+            if let headline = edited.changes.first {
+                changes.append(headline)
+                changes += edited.changes.dropFirst().map { "  " + $0 }
+            }
+        }
+        return (map, changes)
     }
 }

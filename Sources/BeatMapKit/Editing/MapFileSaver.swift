@@ -68,6 +68,21 @@ public struct MapFileSaver: Sendable {
     /// Validates `edited`, keeps the current file as a backup on the first save, then replaces the
     /// file atomically. `offset` is the nudge `edited` includes, for the outcome.
     public mutating func save(_ edited: BeatMap, offset: TimeInterval = 0) throws(SaveError) -> SaveOutcome {
+        let text = try checked(edited)
+        if keepsBackup, backupURL == nil, FileManager.default.fileExists(atPath: mapURL.path) {
+            backupURL = try makeBackup()
+        }
+        do {
+            try AtomicFile.write(Data(text.utf8), to: mapURL, overwrite: true)
+        } catch {
+            throw .write(error.localizedDescription)
+        }
+        return SaveOutcome(path: mapURL.path, backupPath: backupURL?.path, offset: offset)
+    }
+
+    /// The text of `edited` as the file would hold it, after the check ``save(_:offset:)`` makes before
+    /// writing: refused when a rule the original passed finds an error in it. Nothing is written.
+    public func checked(_ edited: BeatMap) throws(SaveError) -> String {
         let text: String
         do { text = try BeatMapCodec.encode(edited) } catch { throw .write(error.localizedDescription) }
         let report = validator.validate(bytes: Array(text.utf8), path: mapURL.path, mapURL: mapURL)
@@ -79,15 +94,7 @@ public struct MapFileSaver: Sendable {
         if !broken.isEmpty {
             throw .invalid(path: mapURL.path, problems: broken.map { "\($0.ruleID): \($0.message)" })
         }
-        if keepsBackup, backupURL == nil, FileManager.default.fileExists(atPath: mapURL.path) {
-            backupURL = try makeBackup()
-        }
-        do {
-            try AtomicFile.write(Data(text.utf8), to: mapURL, overwrite: true)
-        } catch {
-            throw .write(error.localizedDescription)
-        }
-        return SaveOutcome(path: mapURL.path, backupPath: backupURL?.path, offset: offset)
+        return text
     }
 
     /// Copies the file to the first free `NAME.bak`, `NAME.bak.2`, … and returns where.
