@@ -87,22 +87,21 @@ enum BarEditing {
 
     /// Bar lines `beats` whole beats later (earlier when negative): in the chosen segment (its anchor
     /// moves along its grid, the other way round the bar when the requested way would leave the
-    /// segment; a segment that counts its bars on from an earlier one moves them with that one's), in
-    /// the chosen run, or over the whole map (every bar, laid out again from the moved first downbeat).
+    /// segment; for a segment that counts its bars on from an earlier one, that one's anchor), in the
+    /// chosen run, or over the whole map (every bar, laid out again from the moved first downbeat).
     static func shifted(_ map: BeatMap, by beats: Int, segment choice: SegmentChoice) throws(BeatMapEditError)
         -> BeatMap
     {
         let grid = try grid(map, for: "it has no bar lines to move")
-        var range = try range(choice, in: grid, beats: map.beats)
+        let range = try range(choice, in: grid, beats: map.beats)
         if let chosen = range, chosen.count == 1 {
-            if grid.segments[chosen.lowerBound].beatsPerBar != nil {
-                return try shifted(map, grid, segment: chosen.lowerBound, by: beats)
-            }
             // A segment whose bars count on from an earlier one (it starts inside a bar, so the format
             // cannot give it a meter of its own): its bar lines are that segment's, and move with them.
-            if let start = grid.segments[..<chosen.lowerBound].lastIndex(where: { $0.beatsPerBar != nil }) {
-                range = start...chosen.upperBound
-            }
+            let index =
+                grid.segments[chosen.lowerBound].beatsPerBar == nil
+                ? grid.segments[..<chosen.lowerBound].lastIndex { $0.beatsPerBar != nil } ?? chosen.lowerBound
+                : chosen.lowerBound
+            return try shifted(map, grid, segment: index, by: beats)
         }
         let chosen = range.map { Array(grid.segments[$0]) } ?? grid.segments
         var meters = Set(chosen.compactMap(\.beatsPerBar))
