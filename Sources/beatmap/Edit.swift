@@ -20,14 +20,19 @@ struct Edit: ParsableCommand {
             error in it; the previous file is kept as MAP.bak (MAP.bak.2, … if that exists) unless \
             --no-backup. Nothing is written when an edit fails. Negative values may follow their flag: \
             --nudge -12. A map read from standard input (-) is printed edited on standard output, what changed on \
-            standard error.
+            standard error. Several maps are edited alike, each all or nothing: one that cannot take the edits is \
+            named and left as it was, and the others are still edited.
 
-            \(Exit.summary) 0 includes nothing to change; 2 includes an edit the map cannot take.
+            \(Exit.summary) 0 includes nothing to change; 2 includes an edit the map cannot take (1 when other \
+            maps were given too).
             """
     )
 
-    @Argument(help: "The beat map (*.beatmap.json); - reads it from standard input and prints the edited map.")
-    var map: String
+    @Argument(
+        help:
+            "The beat maps (*.beatmap.json), each edited alike; - reads one from standard input and prints it edited."
+    )
+    var maps: [String]
 
     @Option(
         name: .customLong("beats-per-bar"),
@@ -85,6 +90,9 @@ struct Edit: ParsableCommand {
     var noBackup = false
 
     func validate() throws {
+        if maps.count > 1 && maps.contains(StandardStreams.dash) {
+            throw ValidationError("- (standard input) is edited alone: its map is printed, not saved")
+        }
         if metric.flatMap(MetricLevel.init(spelling:)) == nil, let metric {
             throw ValidationError("--metric must be ×2, x2, ½, 1/2, ⅔, 2/3 or 3/2, not '\(metric)'")
         }
@@ -170,7 +178,8 @@ struct Edit: ParsableCommand {
     }
 
     func run() throws {
-        if StandardStreams.isDash(map) {
+        let validator = Validator(audioInspector: SndfileAudioInspector())
+        if maps == [StandardStreams.dash] {
             // A map on standard input has no file to change: the edited map goes to standard output,
             // what changed to standard error.
             let bytes = StandardStreams.readInput()
@@ -178,17 +187,25 @@ struct Edit: ParsableCommand {
                 .appendingPathComponent(StandardStreams.inputName)
             let (text, report) = try exitOnError(Exit.couldNotRun) {
                 try MapEditRun.run(
-                    bytes: bytes, mapURL: url, path: StandardStreams.inputName, edits: edits,
-                    validator: Validator(audioInspector: SndfileAudioInspector()))
+                    bytes: bytes, mapURL: url, path: StandardStreams.inputName, edits: edits, validator: validator)
             }
             Console.info(report.text.trimmingCharacters(in: .newlines))
             Console.out(text)
             return
         }
-        let request = MapEditRequest(mapURL: URL(fileURLWithPath: map), path: map, edits: edits, keepsBackup: !noBackup)
-        let report = try exitOnError(Exit.couldNotRun) {
-            try MapEditRun.run(request, validator: Validator(audioInspector: SndfileAudioInspector()))
+        // Each map on its own, all or nothing for that map: one that cannot take the edits is named on
+        // standard error and left as it was, and the others are still edited.
+        var failed = 0
+        for map in maps {
+            let request = MapEditRequest(
+                mapURL: URL(fileURLWithPath: map), path: map, edits: edits, keepsBackup: !noBackup)
+            do {
+                Console.out(try MapEditRun.run(request, validator: validator).text)
+            } catch {
+                Console.error(error)
+                failed += 1
+            }
         }
-        Console.out(report.text)
+        if failed > 0 { throw maps.count == 1 ? Exit.couldNotRun : Exit.failure }
     }
 }

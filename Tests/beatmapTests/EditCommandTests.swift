@@ -231,4 +231,30 @@ struct EditCommandTests {
         #expect(broken.stdout.isEmpty)
         #expect(broken.stderr.contains("<stdin>:1:1: missing required member"), "\(broken.stderr)")
     }
+
+    @Test("several maps are edited alike, each all or nothing: a bad one is named and the others still edited")
+    func severalMaps() throws {
+        let folder = try Self.project()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = folder.appendingPathComponent("map.beatmap.json")
+        let other = folder.appendingPathComponent("other.beatmap.json")
+        let bad = folder.appendingPathComponent("bad.beatmap.json")
+        try FileManager.default.copyItem(at: good, to: other)
+        try Data("{}".utf8).write(to: bad)
+        let original = try BeatMapCodec.read(from: good)
+        let run = try CLI.run(
+            ["edit", "map.beatmap.json", "bad.beatmap.json", "other.beatmap.json", "--nudge", "5", "--no-backup"],
+            in: folder)
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("map.beatmap.json: edited"))
+        #expect(run.stdout.contains("other.beatmap.json: edited"))
+        #expect(run.stderr.contains("bad.beatmap.json"), "\(run.stderr)")
+        let expected = try BeatMapEditor.apply(.nudge(seconds: 0.005), to: original).map
+        #expect(try BeatMapCodec.read(from: good) == expected)
+        #expect(try BeatMapCodec.read(from: other) == expected)
+        #expect(try Data(contentsOf: bad) == Data("{}".utf8))
+        let mixed = try CLI.run(["edit", "map.beatmap.json", "-", "--nudge", "5"], in: folder, stdin: Data())
+        #expect(mixed.status == 64)
+        #expect(mixed.stderr.contains("- (standard input) is edited alone"))
+    }
 }
