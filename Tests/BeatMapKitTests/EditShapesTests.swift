@@ -298,6 +298,21 @@ struct EditShapesTests {
             BarPositions.positions(of: moved).enumerated().filter { $0.element == 1 }.map(\.offset) == [1, 5, 9, 13])
     }
 
+    @Test(
+        "½ and ⅔ that leave out a followed map's pickup start its tempo map on the first beat kept",
+        arguments: [MetricLevel.half, .twoThirds])
+    func pickupLeftOut(level: MetricLevel) throws {
+        // A pickup a beat before the first downbeat, a second into the track: the new level keeps the
+        // downbeat, not the pickup, and the pickup's segment went to the point before it (session 100).
+        let map = Self.followed(start: 1.0, firstDownbeat: 1)
+        let switched = try BeatMapEditor.apply(.metricLevel(level), to: map).map
+        #expect(try Self.errors(switched) == [])
+        let first = try #require(switched.beats.first)
+        try #require(map.beats.count > 1)
+        #expect(first == map.beats[1])
+        #expect(switched.tempo?.first?.time == first)
+    }
+
     @Test("a nudge drops the beats it moves out of the track, as a beat shift does")
     func nudgeAtTheStart() throws {
         let map = Self.followed(start: 0, firstDownbeat: 0)
