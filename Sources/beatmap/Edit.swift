@@ -5,7 +5,7 @@ import BeatAudio
 import BeatMapKit
 import Foundation
 
-/// `beatmap edit MAP`.
+/// `beatmap edit MAP…`.
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
@@ -49,7 +49,7 @@ struct Edit: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The tempo playing at TIME (seconds or m:ss) for --tempo, --beats-per-bar and --shift-bar; a run of segments a beat long is one tempo.",
+            "The tempo playing at TIME (seconds or m:ss) for --tempo, --beats-per-bar and --shift-bar; a run of segments each shorter than a bar (a tempo followed beat by beat) is one tempo.",
             valueName: timeValueName))
     var at: ClockTime?
 
