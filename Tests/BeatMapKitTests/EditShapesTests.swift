@@ -313,6 +313,20 @@ struct EditShapesTests {
         #expect(switched.tempo?.first?.time == first)
     }
 
+    @Test("a bar move in the later segment of a tempo change keeps the change and starts a segment at the new downbeat")
+    func barMoveAtATempoChange() throws {
+        let map = Self.changing()
+        let moved = try BeatMapEditor.apply(.shiftBars(beats: 1, segment: .index(1)), to: map).map
+        // Until session 100 the later segment's anchor moved a beat on, handing the beat at 4.56 s to
+        // the 120 BPM grid, 60 ms off it: refused as invalid.
+        #expect(try Self.errors(moved) == [])
+        #expect(moved.beats == map.beats)
+        #expect(moved.tempo?.map(\.bpm) == [120, 150, 150])
+        #expect(moved.tempo?.map(\.time) == [0.5, 4.56, 4.96])
+        let downbeats = BarPositions.positions(of: moved).enumerated().filter { $0.element == 1 }.map(\.offset)
+        #expect(downbeats == [0, 4, 8, 9, 13, 17])
+    }
+
     @Test("a nudge drops the beats it moves out of the track, as a beat shift does")
     func nudgeAtTheStart() throws {
         let map = Self.followed(start: 0, firstDownbeat: 0)

@@ -146,7 +146,14 @@ enum BarEditing {
         return result
     }
 
-    /// Segment `index`'s anchor moved by `beats` (modulo its bar), or the other way round the bar.
+    /// Segment `index`'s bar lines `beats` later (modulo its bar): its anchor moved along its grid by
+    /// that much, or the other way round the bar, when that keeps the anchor inside the segment and the
+    /// beats it hands to the neighbouring segment on that segment's grid (``handsBeatsOnGrid``).
+    /// Otherwise the tempo change stays where it is: the segment gives up its meter and counts its
+    /// first beats on from the segment before, and a segment of its own tempo and meter starts at its
+    /// first downbeat after the move (how an osu! mapper moves a measure: a new timing point, the same
+    /// tempo). Until session 100 such a move was made and then refused as invalid: a beat handed from
+    /// a segment at 90 BPM to one at 150 lay 6 to 207 ms off the other's grid (4 of 660 corpus maps).
     static func shifted(_ map: BeatMap, _ grid: TempoGrid, segment index: Int, by beats: Int) throws(BeatMapEditError)
         -> BeatMap
     {
@@ -159,15 +166,51 @@ enum BarEditing {
         let lower = index > 0 ? grid.segments[index - 1].time : -Double.infinity
         let upper = index + 1 < grid.segments.count ? grid.segments[index + 1].time : map.audio.duration
         for candidate in [step, step > 0 ? step - perBar : step + perBar] {
-            let moved = segment.time + Double(candidate) * segment.beatLength
-            if moved > lower, moved < upper, moved >= 0 {
+            let moved = NumberFormatting.roundedToMicroseconds(segment.time + Double(candidate) * segment.beatLength)
+            if moved > lower, moved < upper, moved >= 0, handsBeatsOnGrid(map.beats, grid, index, to: moved) {
                 var edited = map
                 edited.tempo = grid.segments
-                edited.tempo?[index].time = NumberFormatting.roundedToMicroseconds(moved)
+                edited.tempo?[index].time = moved
                 return edited
             }
         }
-        throw .wouldBreak("\(Describe.segment(index)) is too short to move its bar lines")
+        // The first downbeat after the move, a point of the segment's grid after its anchor; the new
+        // segment starts on the beat there (the same point, written to the microsecond).
+        let offset = (step + perBar) % perBar
+        let point = segment.time + Double(offset) * segment.beatLength
+        let nearest = SortedSearch.nearest(map.beats, point)
+        let start =
+            map.beats.indices.contains(nearest.index) && abs(map.beats[nearest.index] - point) <= 2e-6
+            ? map.beats[nearest.index] : NumberFormatting.roundedToMicroseconds(point)
+        guard start < upper - 1e-6 else {
+            throw .wouldBreak("\(Describe.segment(index)) is too short to move its bar lines")
+        }
+        var tempo = grid.segments
+        tempo[index].beatsPerBar = nil
+        tempo.insert(TempoSegment(time: start, bpm: segment.bpm, beatsPerBar: perBar), at: index + 1)
+        var edited = map
+        edited.tempo = tempo
+        return edited
+    }
+
+    /// Whether moving segment `index`'s anchor to `time` hands the beats between to a segment whose grid
+    /// they lie on: each beat that changes segment lies within the validator's default grid tolerance
+    /// (5 ms) of its new segment's grid, or no further from it than from its old one.
+    static func handsBeatsOnGrid(_ beats: [Double], _ grid: TempoGrid, _ index: Int, to time: Double) -> Bool {
+        var moved = grid.segments
+        moved[index].time = time
+        guard let after = TempoGrid(segments: moved) else { return false }
+        let tolerance = ValidationConfiguration().gridTolerance
+        let (low, high) = (min(time, grid.segments[index].time), max(time, grid.segments[index].time))
+        for beat in beats where beat >= low - 1e-6 && beat <= high + 1e-6 {
+            let old = grid.segmentIndex(at: beat)
+            let new = after.segmentIndex(at: beat)
+            guard old != new else { continue }
+            let before = abs(grid.nearestPoint(to: beat, inSegment: old, subdivision: 1).error)
+            let now = abs(after.nearestPoint(to: beat, inSegment: new, subdivision: 1).error)
+            if now > max(tolerance, before) + 1e-9 { return false }
+        }
+        return true
     }
 
     /// `segments` (those of `range` only, when given; the rest unchanged) with bars of `perBar` beats
