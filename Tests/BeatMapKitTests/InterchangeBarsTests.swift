@@ -67,4 +67,26 @@ struct InterchangeBarsTests {
         // The downbeat before the two-beat pickup: 0.5 − 1 beat.
         #expect(text.contains("[TimingPoints]\n0,500,3,1,0,100,1,0\n"))
     }
+
+    @Test("osu! gives a bar that starts again at the same tempo a timing point, and reads it back")
+    func osuBarRestart() throws {
+        // 4/4 at 120 BPM from 0.5 s; from the tenth beat a segment of the same tempo starts a bar
+        // again (as `edit --shift-bar` lays out a bar move it cannot make by moving an anchor): the
+        // ninth beat is a bar of its own.
+        var map = Self.map(perBar: 4, pickup: 0)
+        map.tempo = [
+            TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4), TempoSegment(time: 5.0, bpm: 120, beatsPerBar: 4),
+        ]
+        let downbeats = BarPositions.positions(of: map).enumerated().filter { $0.element == 1 }.map(\.offset)
+        #expect(downbeats.prefix(5) == [0, 4, 8, 9, 13])
+        let text = try #require(try InterchangeFormat.osu.converter.export(map, options: ExportOptions()).first?.text)
+        // Until session 100 the second point repeated the first's tempo and was left out, so osu!'s
+        // measures ran on from 0.5 s, a beat early from the tenth beat on.
+        #expect(text.contains("[TimingPoints]\n500,500,4,1,0,100,1,0\n5000,500,4,1,0,100,1,0\n"), "\(text)")
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let back = try BeatMapKitTests.roundTrip(map, .osu, in: folder).map
+        #expect(largestDifference(back.beats, map.beats) <= 0.001)
+        #expect(BarPositions.positions(of: back) == BarPositions.positions(of: map))
+    }
 }

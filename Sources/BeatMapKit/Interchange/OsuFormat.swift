@@ -17,7 +17,9 @@ public import Foundation
 /// timing section from the first timing point (or the first hit object, if later) to the last hit
 /// object (or to the end of the audio); with ``ImportedBeats/notes``, one beat per hit object. Each
 /// timing point's meter becomes its segment's beats per bar (its time a downbeat), except a partial
-/// measure's ("omit first bar line"), whose beats count on in the bars before it.
+/// measure's ("omit first bar line"), whose beats count on in the bars before it; a timing point that
+/// repeats the tempo and meter before it is left out unless it starts a measure where those bars have
+/// none. Export likewise gives a bar that starts again at the same tempo a timing point of its own.
 public struct OsuFormat: BeatMapConverter {
     /// A converter.
     public init() {}
@@ -46,7 +48,19 @@ public struct OsuFormat: BeatMapConverter {
         out += "SliderMultiplier:1.4\nSliderTickRate:1\n\n"
         out += "[Events]\n//Background and Video events\n//Break Periods\n\n"
         out += "[TimingPoints]\n"
+        // The meter in force at `time`: the segment's, or that of the last segment before it that gives
+        // one (4 without).
+        func meterInForce(at time: Double) -> Int {
+            guard let grid,
+                let perBar = grid.segments[...grid.segmentIndex(at: time)].last(where: { $0.beatsPerBar != nil })?
+                    .beatsPerBar, perBar > 0, perBar < 100
+            else { return 4 }
+            return perBar
+        }
         var previousLine = ""
+        // osu!'s measure in force: the beat number it started on and its beats.
+        var measure: (start: Int, meter: Int)?
+        var beatIndex = 0
         for (index, knot) in fit.knots.enumerated() {
             let offset = (knot.time * 1000).rounded()
             let beatLength: Double
@@ -56,42 +70,57 @@ public struct OsuFormat: BeatMapConverter {
             } else {
                 beatLength = fit.finalBeatLength * 1000
             }
-            var meter = 4
-            // The meter in force: the segment's, or that of the last segment before it that gives one.
-            if let grid,
-                let perBar = grid.segments[...grid.segmentIndex(at: knot.time)].last(where: { $0.beatsPerBar != nil })?
-                    .beatsPerBar, perBar > 0, perBar < 100
-            {
-                meter = perBar
-            }
+            let meter = meterInForce(at: knot.time)
             let lengthText = FormatSupport.decimal(beatLength, digits: 9)
             // A timing point that only repeats the previous tempo adds nothing.
             let key = lengthText + "," + String(meter)
-            if key == previousLine { continue }
-            previousLine = key
-            // osu! starts a measure at every uninherited timing point: put them on downbeats. The first
-            // goes to the downbeat before the first beat (a pickup plays before it, on its tempo); a later
-            // one inside a bar is a partial measure up to the next downbeat (its first bar line omitted),
-            // followed by a timing point there.
-            let beatIndex = fit.beatNumbers.firstIndex(of: knot.beat)
-            let position = beatIndex.flatMap { positions[$0] }.map { ($0 - 1) % meter + 1 }
-            if let position, position != 1 {
-                let lead = Double(position - 1)
-                if index == 0 {
-                    out += "\(Int((offset - lead * beatLength).rounded())),\(lengthText),\(meter),1,0,100,1,0\n"
-                    continue
+            if key != previousLine {
+                previousLine = key
+                // osu! starts a measure at every uninherited timing point: put them on downbeats. The
+                // first goes to the downbeat before the first beat (a pickup plays before it, on its
+                // tempo); a later one inside a bar is a partial measure up to the next downbeat (its
+                // first bar line omitted), followed by a timing point there.
+                let knotIndex = fit.beatNumbers.firstIndex(of: knot.beat)
+                let position = knotIndex.flatMap { positions[$0] }.map { ($0 - 1) % meter + 1 }
+                if let position, position != 1, index == 0 {
+                    let lead = position - 1
+                    out += "\(Int((offset - Double(lead) * beatLength).rounded())),\(lengthText),\(meter),1,0,100,1,0\n"
+                    measure = (knot.beat - lead, meter)
+                } else if let position, position != 1 {
+                    let rest = meter - position + 1
+                    out += "\(Int(offset)),\(lengthText),\(rest),1,0,100,1,8\n"
+                    measure = (knot.beat, rest)
+                    let downbeat = offset + Double(rest) * beatLength
+                    // Up to the next knot, or (after the last) within the map's beats.
+                    let limit =
+                        index + 1 < fit.knots.count ? fit.knots[index + 1].time * 1000 - 0.5 : lastBeat * 1000 + 0.5
+                    if downbeat < limit {
+                        out += "\(Int(downbeat.rounded())),\(lengthText),\(meter),1,0,100,1,0\n"
+                        measure = (knot.beat + rest, meter)
+                    }
+                } else {
+                    out += "\(Int(offset)),\(lengthText),\(meter),1,0,100,1,0\n"
+                    measure = (knot.beat, meter)
                 }
-                let rest = meter - position + 1
-                out += "\(Int(offset)),\(lengthText),\(rest),1,0,100,1,8\n"
-                let downbeat = offset + Double(rest) * beatLength
-                // Up to the next knot, or (after the last) within the map's beats.
-                let limit = index + 1 < fit.knots.count ? fit.knots[index + 1].time * 1000 - 0.5 : lastBeat * 1000 + 0.5
-                if downbeat < limit {
-                    out += "\(Int(downbeat.rounded())),\(lengthText),\(meter),1,0,100,1,0\n"
-                }
-                continue
             }
-            out += "\(Int(offset)),\(lengthText),\(meter),1,0,100,1,0\n"
+            // A bar that starts again inside the knot's span at the same tempo (a downbeat osu!'s measure
+            // does not put there, or a new meter) gets a timing point of its own on that beat: a map's
+            // segment of the same tempo whose anchor is a downbeat, as `edit --shift-bar` makes and an
+            // osu! mapper adds (session 100; until then the measures ran on from the last tempo change).
+            let end = index + 1 < fit.knots.count ? fit.knots[index + 1].beat : Int.max
+            while beatIndex < fit.beatNumbers.count, fit.beatNumbers[beatIndex] < end {
+                defer { beatIndex += 1 }
+                let number = fit.beatNumbers[beatIndex]
+                guard number > knot.beat, positions[beatIndex] == 1, let running = measure else { continue }
+                let here = meterInForce(at: map.beats[beatIndex])
+                guard
+                    ((number - running.start) % running.meter + running.meter) % running.meter != 0
+                        || here != running.meter
+                else { continue }
+                out += "\(Int((map.beats[beatIndex] * 1000).rounded())),\(lengthText),\(here),1,0,100,1,0\n"
+                measure = (number, here)
+                previousLine = lengthText + "," + String(here)
+            }
         }
         out += "\n\n[HitObjects]\n"
         for (index, beat) in map.beats.enumerated() {
@@ -256,7 +285,18 @@ public struct OsuFormat: BeatMapConverter {
         for red in redLines {
             let bpm = 60 / red.beatLength
             let perBar: Int? = red.partial && !segments.isEmpty ? nil : red.meter
-            if let last = segments.last, abs(last.bpm - bpm) < 1e-9, last.beatsPerBar == perBar { continue }
+            if let last = segments.last, abs(last.bpm - bpm) < 1e-9, last.beatsPerBar == perBar {
+                // The same tempo and meter: a repeat, unless it starts a measure where the previous
+                // point's measures have none (osu! starts one at every timing point: a mapper moves the
+                // bar lines with one).
+                let beatsOn = (red.time - last.time) / red.beatLength
+                let continues =
+                    perBar.map { meter in
+                        abs(beatsOn - beatsOn.rounded()) < 0.01
+                            && (Int(beatsOn.rounded()) % meter + meter) % meter == 0
+                    } ?? true
+                if continues { continue }
+            }
             var segment = TempoSegment(time: red.time, bpm: bpm, beatsPerBar: perBar)
             // A first timing point before 0 s (the downbeat before a pickup) is anchored a bar later.
             while segment.time < 0, let meter = perBar { segment.time += Double(meter) * red.beatLength }
