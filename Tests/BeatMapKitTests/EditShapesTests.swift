@@ -30,17 +30,25 @@ struct EditShapesTests {
         return BeatMap(audio: AudioReference(duration: t + 1), tempo: tempo, beats: beats)
     }
 
-    /// A grid at 120 BPM from 0.5 s whose tempo changes to 150 BPM after eight beats, with the interval
-    /// across the change 0.56 s (the later grid's first beat where the music put it, not one beat on).
-    static func changing() -> BeatMap {
-        let first = (0..<8).map { 0.5 + Double($0) * 0.5 }
-        let second = (0..<10).map { 4.56 + Double($0) * 0.4 }
+    /// A grid at 120 BPM from 0.5 s in bars of four whose tempo changes to 150 BPM after `count` beats
+    /// (eight by default), at `start` (4.56 s: the interval across the change 0.56 s, the later grid's
+    /// first beat where the music put it, not one beat on), the later segment in bars of `meter` (none:
+    /// it counts on), ten beats long.
+    static func changing(after count: Int = 8, at start: Double = 4.56, meter: Int? = 4) -> BeatMap {
+        let first = (0..<count).map { 0.5 + Double($0) * 0.5 }
+        let second = (0..<10).map { start + Double($0) * 0.4 }
         return BeatMap(
             audio: AudioReference(duration: 9),
             tempo: [
-                TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4), TempoSegment(time: 4.56, bpm: 150, beatsPerBar: 4),
+                TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4),
+                TempoSegment(time: start, bpm: 150, beatsPerBar: meter),
             ],
             beats: (first + second).map(NumberFormatting.roundedToMicroseconds))
+    }
+
+    /// The indices of `map`'s downbeats (``BarPositions``).
+    static func downbeats(_ map: BeatMap) -> [Int] {
+        BarPositions.positions(of: map).enumerated().filter { $0.element == 1 }.map(\.offset)
     }
 
     /// The messages of the errors `validate` with its default settings finds in `map`.
@@ -179,12 +187,7 @@ struct EditShapesTests {
     func metricAcrossAShortChange() throws {
         // A stepped song's later grid starting 0.2 s after the earlier one's last beat: half a beat of
         // either tempo does not fit in it, and a point between would be off both grids.
-        let first = (0..<8).map { 0.5 + Double($0) * 0.5 }
-        let second = (0..<10).map { 4.2 + Double($0) * 0.4 }
-        let map = BeatMap(
-            audio: AudioReference(duration: 9),
-            tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4), TempoSegment(time: 4.2, bpm: 150)],
-            beats: (first + second).map(NumberFormatting.roundedToMicroseconds))
+        let map = Self.changing(at: 4.2, meter: nil)
         #expect(try Self.errors(map) == [])
         let doubled = try BeatMapEditor.apply(.metricLevel(.double), to: map).map
         #expect(try Self.errors(doubled) == [])
@@ -281,21 +284,15 @@ struct EditShapesTests {
     func countedOnBars(choice: SegmentChoice) throws {
         // Six beats at 120 BPM in bars of four, then 150 BPM from the seventh beat, mid-bar: the
         // second segment gives no meter (its anchor is no downbeat) and counts on.
-        let first = (0..<6).map { 0.5 + Double($0) * 0.5 }
-        let second = (0..<10).map { 3.56 + Double($0) * 0.4 }
-        let map = BeatMap(
-            audio: AudioReference(duration: 9),
-            tempo: [TempoSegment(time: 0.5, bpm: 120, beatsPerBar: 4), TempoSegment(time: 3.56, bpm: 150)],
-            beats: (first + second).map(NumberFormatting.roundedToMicroseconds))
+        let map = Self.changing(after: 6, at: 3.56, meter: nil)
         #expect(try Self.errors(map) == [])
-        #expect(BarPositions.positions(of: map).enumerated().filter { $0.element == 1 }.map(\.offset) == [0, 4, 8, 12])
+        #expect(Self.downbeats(map) == [0, 4, 8, 12])
         // Until session 100: refused, "the map gives no beats per bar in tempo segment 2".
         let moved = try BeatMapEditor.apply(.shiftBars(beats: 1, segment: choice), to: map).map
         #expect(try Self.errors(moved) == [])
         #expect(moved.beats == map.beats)
         #expect(moved.tempo?.map(\.bpm) == [120, 150])
-        #expect(
-            BarPositions.positions(of: moved).enumerated().filter { $0.element == 1 }.map(\.offset) == [1, 5, 9, 13])
+        #expect(Self.downbeats(moved) == [1, 5, 9, 13])
     }
 
     @Test(
@@ -323,8 +320,7 @@ struct EditShapesTests {
         #expect(moved.beats == map.beats)
         #expect(moved.tempo?.map(\.bpm) == [120, 150, 150])
         #expect(moved.tempo?.map(\.time) == [0.5, 4.56, 4.96])
-        let downbeats = BarPositions.positions(of: moved).enumerated().filter { $0.element == 1 }.map(\.offset)
-        #expect(downbeats == [0, 4, 8, 9, 13, 17])
+        #expect(Self.downbeats(moved) == [0, 4, 8, 9, 13, 17])
     }
 
     @Test("a nudge drops the beats it moves out of the track, as a beat shift does")
