@@ -162,10 +162,19 @@ def check_osu_bars(map_path, body, text, parsed):
                 points.append((float(fields[0]) / 1000, float(fields[1]) / 1000, int(fields[2]), int(fields[7]) & 8))
     red = [p for p in parsed.timing_points if p.parent is None]
     check(f"slider osu: {name} reads the same timing points", len(red) == len(points))
-    beat_length = 60 / body["tempo"][0]["bpm"]
-    first_bar = downbeats[0]
-    while first_bar - beat_length * meter_of(body, 0) >= points[0][0] - 0.002:
-        first_bar -= beat_length * meter_of(body, 0)
+    # The downbeat at or before the first beat: counted back over the map's beats from its first
+    # downbeat, then on before the first beat at its first interval (a followed map's beats are not
+    # one tempo's, so its first segment's BPM would put it a few milliseconds off).
+    beats = body["beats"]
+    meter = meter_of(body, 0)
+    first_index = next(i for i, p in enumerate(positions) if p == 0)
+    covering = [t for t in sorted(body.get("tempo") or [], key=lambda t: t["time"]) if t["time"] <= beats[first_index] + 1e-9]
+    meter = (covering[-1].get("beatsPerBar") if covering else None) or meter
+    while first_index - meter >= 0:
+        first_index -= meter
+    first_bar = beats[first_index]
+    if first_index > 0 and len(beats) > 1:
+        first_bar = beats[0] - (meter - first_index) * (beats[1] - beats[0])
     on_downbeat = lambda t: any(abs(t - d) <= 0.0015 for d in downbeats) or abs(t - first_bar) <= 0.0015
     bad_points, bad_lines = [], []
     end = body["beats"][-1]

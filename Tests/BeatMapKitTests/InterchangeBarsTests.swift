@@ -89,4 +89,41 @@ struct InterchangeBarsTests {
         #expect(largestDifference(back.beats, map.beats) <= 0.001)
         #expect(BarPositions.positions(of: back) == BarPositions.positions(of: map))
     }
+
+    /// 4/4 at 120 BPM from 0.5 s as `analyze` writes a followed map: the first two beats each a
+    /// segment of their own, no meter, and the bars from the third beat on.
+    static func barsFromTheThirdBeat() -> BeatMap {
+        var map = Self.map(perBar: 4, pickup: 0, count: 24)
+        map.tempo = [
+            TempoSegment(time: 0.5, bpm: 120), TempoSegment(time: 1.0, bpm: 120),
+            TempoSegment(time: 1.5, bpm: 120, beatsPerBar: 4),
+        ]
+        return map
+    }
+
+    @Test("beats before a map's first bar are a pickup counted back from its first downbeat")
+    func countingBack() {
+        let map = Self.barsFromTheThirdBeat()
+        #expect(BarPositions.positions(of: map).prefix(4) == [nil, nil, 1, 2])
+        #expect(BarPositions.positionsCountingBack(of: map).prefix(4) == [3, 4, 1, 2])
+        let barred = Self.map(perBar: 4, pickup: 1)
+        #expect(BarPositions.positionsCountingBack(of: barred) == BarPositions.positions(of: barred))
+    }
+
+    @Test(
+        "StepMania, osu! and Beat Saber start a followed map's measures on its downbeats, not on its first beat",
+        arguments: [InterchangeFormat.ssc, .osu, .beatsaber])
+    func followedStart(format: InterchangeFormat) throws {
+        // Until session 100 the exports took the first beat for a downbeat: measure lines a beat or two
+        // off through the whole song on 49 of 214 corpus maps' exports (followed and ramped copies).
+        let map = Self.barsFromTheThirdBeat()
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let back = try BeatMapKitTests.roundTrip(map, format, in: folder).map
+        #expect(largestDifference(back.beats, map.beats) <= 0.001)
+        let original = BarPositions.positions(of: map)
+        let read = BarPositions.positions(of: back)
+        try #require(read.count == original.count)
+        #expect(zip(original, read).allSatisfy { $0 == nil || $0 == $1 }, "\(read.prefix(8))")
+    }
 }

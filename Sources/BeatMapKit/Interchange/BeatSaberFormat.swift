@@ -49,7 +49,7 @@ public struct BeatSaberFormat: BeatMapConverter {
         var leadIn = firstTime < 0.001 ? 0 : max(1, Int((firstTime / firstLength).rounded()))
         // Editors draw a bar line every `meter` beats from beat 0: the lead-in puts those on downbeats.
         let meter = StepManiaFormat.meter(of: map)
-        if let meter, leadIn > 0, let position = BarPositions.positions(of: map).first ?? nil {
+        if let meter, leadIn > 0, let position = BarPositions.positionsCountingBack(of: map).first ?? nil {
             let lead = position - 1
             var best = leadIn
             for candidate in max(1, leadIn - meter)...(leadIn + meter)

@@ -33,7 +33,7 @@ public struct OsuFormat: BeatMapConverter {
         try FormatSupport.checkExportable(map, for: .osu)
         let fit = BeatGridFit(beats: map.beats, tempo: map.tempo, tolerance: options.fitTolerance)
         let title = Self.clean(FormatSupport.title(map, options))
-        let positions = BarPositions.positions(of: map)
+        let positions = BarPositions.positionsCountingBack(of: map)
         let grid = map.tempo.flatMap { TempoGrid(segments: $0) }
         let lastBeat = map.beats.last ?? 0
 
@@ -74,7 +74,8 @@ public struct OsuFormat: BeatMapConverter {
             let lengthText = FormatSupport.decimal(beatLength, digits: 9)
             // A timing point that only repeats the previous tempo adds nothing.
             let key = lengthText + "," + String(meter)
-            if key != previousLine {
+            let repeats = key == previousLine
+            if !repeats {
                 previousLine = key
                 // osu! starts a measure at every uninherited timing point: put them on downbeats. The
                 // first goes to the downbeat before the first beat (a pickup plays before it, on its
@@ -86,8 +87,13 @@ public struct OsuFormat: BeatMapConverter {
                     let lead = position - 1
                     out += "\(Int((offset - Double(lead) * beatLength).rounded())),\(lengthText),\(meter),1,0,100,1,0\n"
                     measure = (knot.beat - lead, meter)
-                } else if let position, position != 1 {
-                    let rest = meter - position + 1
+                } else if let position, position != 1, let knotIndex {
+                    // The beats left in the bar, or up to the map's next downbeat when a bar starts
+                    // again sooner (a segment anchored on a downbeat inside the bar).
+                    let next = positions[(knotIndex + 1)...].firstIndex { $0 == 1 }.map {
+                        fit.beatNumbers[$0] - knot.beat
+                    }
+                    let rest = min(meter - position + 1, next ?? Int.max)
                     out += "\(Int(offset)),\(lengthText),\(rest),1,0,100,1,8\n"
                     measure = (knot.beat, rest)
                     let downbeat = offset + Double(rest) * beatLength
@@ -111,7 +117,10 @@ public struct OsuFormat: BeatMapConverter {
             while beatIndex < fit.beatNumbers.count, fit.beatNumbers[beatIndex] < end {
                 defer { beatIndex += 1 }
                 let number = fit.beatNumbers[beatIndex]
-                guard number > knot.beat, positions[beatIndex] == 1, let running = measure else { continue }
+                // The knot's own beat too when it repeated the tempo before and got no point.
+                guard number > knot.beat || repeats, positions[beatIndex] == 1, let running = measure else {
+                    continue
+                }
                 let here = meterInForce(at: map.beats[beatIndex])
                 guard
                     ((number - running.start) % running.meter + running.meter) % running.meter != 0

@@ -50,7 +50,7 @@ public struct StepManiaFormat: BeatMapConverter {
         let music = Self.escape(FormatSupport.audioFileName(map, options))
         // Measure 0 starts on a downbeat: a first beat later in its bar is `lead` beats into it (the
         // rows before it left empty), and beat 0 lies that many beats of the first tempo earlier.
-        let lead = (BarPositions.positions(of: map).first ?? nil).map { $0 - 1 } ?? 0
+        let lead = (BarPositions.positionsCountingBack(of: map).first ?? nil).map { $0 - 1 } ?? 0
         let firstTime = NumberFormatting.roundedToMicroseconds(fit.knots[0].time)
 
         // BPMs with error feedback: each segment's BPM is computed from where the rounded BPMs before it
