@@ -90,13 +90,14 @@ struct InterchangeBarsTests {
         #expect(BarPositions.positions(of: back) == BarPositions.positions(of: map))
     }
 
-    /// 4/4 at 120 BPM from 0.5 s as `analyze` writes a followed map: the first two beats each a
-    /// segment of their own, no meter, and the bars from the third beat on.
-    static func barsFromTheThirdBeat() -> BeatMap {
+    /// 4/4 at 120 BPM from `start` seconds as `analyze` writes a followed map: the first two beats each
+    /// a segment of their own, no meter, and the bars from the third beat on.
+    static func barsFromTheThirdBeat(start: Double = 0.5) -> BeatMap {
         var map = Self.map(perBar: 4, pickup: 0, count: 24)
+        map.beats = map.beats.map { NumberFormatting.roundedToMicroseconds($0 - 0.5 + start) }
         map.tempo = [
-            TempoSegment(time: 0.5, bpm: 120), TempoSegment(time: 1.0, bpm: 120),
-            TempoSegment(time: 1.5, bpm: 120, beatsPerBar: 4),
+            TempoSegment(time: start, bpm: 120), TempoSegment(time: start + 0.5, bpm: 120),
+            TempoSegment(time: start + 1.0, bpm: 120, beatsPerBar: 4),
         ]
         return map
     }
@@ -116,14 +117,19 @@ struct InterchangeBarsTests {
     func followedStart(format: InterchangeFormat) throws {
         // Until session 100 the exports took the first beat for a downbeat: measure lines a beat or two
         // off through the whole song on 49 of 214 corpus maps' exports (followed and ramped copies).
-        let map = Self.barsFromTheThirdBeat()
-        let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let back = try BeatMapKitTests.roundTrip(map, format, in: folder).map
-        #expect(largestDifference(back.beats, map.beats) <= 0.001)
-        let original = BarPositions.positions(of: map)
-        let read = BarPositions.positions(of: back)
-        try #require(read.count == original.count)
-        #expect(zip(original, read).allSatisfy { $0 == nil || $0 == $1 }, "\(read.prefix(8))")
+        // From 0 s too: measure 0 then starts before the track, and StepMania's import put the first
+        // beat a fraction of a microsecond before 0 s and dropped it. (Beat Saber counts its bars from
+        // its beat 0, which a map whose first beat is at 0 s puts on that beat: no lead-in fits.)
+        for start in format == .beatsaber ? [0.5] : [0.5, 0] {
+            let map = Self.barsFromTheThirdBeat(start: start)
+            let folder = try makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let back = try BeatMapKitTests.roundTrip(map, format, in: folder).map
+            try #require(back.beats.count == map.beats.count, "from \(start) s")
+            #expect(largestDifference(back.beats, map.beats) <= 0.001)
+            let original = BarPositions.positions(of: map)
+            let read = BarPositions.positions(of: back)
+            #expect(zip(original, read).allSatisfy { $0 == nil || $0 == $1 }, "from \(start) s: \(read.prefix(8))")
+        }
     }
 }

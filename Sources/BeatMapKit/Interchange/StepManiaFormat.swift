@@ -19,6 +19,10 @@ public import Foundation
 /// `#TIMESIGNATURES` gives the segments their beats per bar (a segment starting on a measure line of
 /// its signature gets it; measure lines are downbeats). `#WARPS` and negative BPMs are refused.
 public struct StepManiaFormat: BeatMapConverter {
+    /// How far before 0 s a computed beat time may fall and still be the beat at 0 s: half the
+    /// microsecond a map writes times to.
+    static let zeroTolerance = 5e-7
+
     /// The two file flavours.
     public enum Dialect: Sendable, Equatable {
         /// `.sm`: charts in one `#NOTES` tag of six colon-separated fields.
@@ -314,11 +318,14 @@ public struct StepManiaFormat: BeatMapConverter {
             {
                 for beat in range {
                     let time = engine.noteTime(ofBeat: Double(beat))
-                    if time >= 0 { beats.append(time) }
+                    if time >= -Self.zeroTolerance { beats.append(max(time, 0)) }
                 }
             }
         }
         let dropped = beats.count
+        // A beat at 0 s computed back from a measure 0 before it (a pickup counted back from the first
+        // downbeat) may come out a fraction of a microsecond early: it is the beat at 0 s.
+        beats = beats.map { $0 < 0 && $0 >= -Self.zeroTolerance ? 0 : $0 }
         beats.removeAll { $0 < 0 }
         if beats.count < dropped {
             notes.append(ImportNote("\(path): \(dropped - beats.count) beats before 0 s dropped"))
