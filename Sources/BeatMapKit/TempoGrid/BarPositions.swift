@@ -41,9 +41,10 @@ public enum BarPositions {
     /// first segment that begins on a downbeat (its first segments, a beat long each, cannot be
     /// anchored on one), so the beats before are the end of a bar no segment gives. Exports whose
     /// measures must start on a downbeat (StepMania's measure 0, osu!'s first timing point, Beat
-    /// Saber's first region) place them so; until session 100 they took the first beat for a downbeat,
-    /// and measure lines fell off the map's downbeats on 49 of 214 corpus maps' exports (followed
-    /// and ramped copies).
+    /// Saber's first region) place them so. Until session 100 they took the first beat for a
+    /// downbeat: with osu!'s bars that start again at the same tempo, the bar checks of
+    /// tools/check_interop.py failed on 49 of 214 corpus maps' exports, and on 28 after (StepMania's
+    /// partial bars, which `.sm` cannot write).
     public static func positionsCountingBack(of map: BeatMap) -> [Int?] {
         var result = positions(of: map)
         guard let first = result.firstIndex(where: { $0 != nil }), first > 0, let position = result[first],
