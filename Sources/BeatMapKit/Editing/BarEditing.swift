@@ -178,10 +178,7 @@ enum BarEditing {
         // segment starts on the beat there (the same point, written to the microsecond).
         let offset = (step + perBar) % perBar
         let point = segment.time + Double(offset) * segment.beatLength
-        let nearest = SortedSearch.nearest(map.beats, point)
-        let start =
-            map.beats.indices.contains(nearest.index) && abs(map.beats[nearest.index] - point) <= 2e-6
-            ? map.beats[nearest.index] : NumberFormatting.roundedToMicroseconds(point)
+        let start = NumberFormatting.roundedToMicroseconds(BeatMapEditor.onItsBeat(point, beats: map.beats))
         guard start < upper - 1e-6 else {
             throw .wouldBreak("\(Describe.segment(index)) is too short to move its bar lines")
         }

@@ -23,6 +23,16 @@ public enum BeatMapEditor {
     /// Beats per bar an edit may set.
     public static let beatsPerBarRange = 1...64
 
+    /// `time`, a point an edit computed on a grid, or the beat of `beats` (increasing) within 2 µs of
+    /// it: the same point, each written to the microsecond (each rounded by up to half a microsecond,
+    /// and a grid's beat length from a tempo rounded to six decimals). A segment anchored a
+    /// microsecond after its first beat would leave that beat in the segment before.
+    static func onItsBeat(_ time: Double, beats: [Double]) -> Double {
+        let nearest = SortedSearch.nearest(beats, time)
+        guard beats.indices.contains(nearest.index), nearest.distance <= 2e-6 else { return time }
+        return beats[nearest.index]
+    }
+
     /// `map` with `edit` made, and what changed.
     public static func apply(_ edit: BeatMapEdit, to map: BeatMap) throws(BeatMapEditError) -> EditedMap {
         guard zip(map.beats.dropFirst(), map.beats).allSatisfy({ $0 > $1 }), map.beats.allSatisfy(\.isFinite) else {

@@ -318,7 +318,7 @@ public struct StepManiaFormat: BeatMapConverter {
             {
                 for beat in range {
                     let time = engine.noteTime(ofBeat: Double(beat))
-                    if time >= -Self.zeroTolerance { beats.append(max(time, 0)) }
+                    if time >= -Self.zeroTolerance { beats.append(time) }
                 }
             }
         }
